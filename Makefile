@@ -1,0 +1,38 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+KBG := $(VENV)/bin/kbg
+DEMO_VAULT := examples/vault
+
+.PHONY: demo test install clean bench
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+test: $(VENV)/.installed
+	$(PY) -m pytest
+
+demo: $(VENV)/.installed
+	@echo "== kbg index (the bundled sample vault: $(DEMO_VAULT))"
+	$(KBG) index --vault $(DEMO_VAULT)
+	@echo
+	@echo "== kbg search 'token rotation'"
+	$(KBG) search "token rotation" --limit 5 --vault $(DEMO_VAULT)
+	@echo
+	@echo "== kbg person find Ana   (a profile, found by first name)"
+	$(KBG) person find Ana --vault $(DEMO_VAULT)
+	@echo
+	@echo "== kbg person timeline 'Arjun Mehta'"
+	$(KBG) person timeline "Arjun Mehta" --vault $(DEMO_VAULT)
+
+bench: $(VENV)/.installed
+	$(PY) bench/index_speed.py
+	$(PY) bench/search_latency.py
+
+clean:
+	rm -rf $(VENV) $(DEMO_VAULT)/.kbgraph

@@ -1,0 +1,165 @@
+"""`kbg init`, `kbg index`, `kbg index status`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .common import JsonOpt, VaultOpt, open_workspace
+
+index_app = typer.Typer(help="Index the vault (incremental), or show the index's status.", no_args_is_help=False)
+
+EXIT_FILE_ERRORS = 3
+PROGRESS_MIN_FILES = 200
+
+
+def init(
+    path: Annotated[Optional[str], typer.Argument(help="Folder to make a vault (default: current folder).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Make a folder a vault: writes kbgraph.toml; the index will live in <vault>/.kbgraph/."""
+    from ..workspace import init_vault
+
+    root, created = init_vault(path or ".")
+    if as_json:
+        from .output import print_json
+
+        print_json({"vault": str(root), "created_config": created})
+        return
+    verb = "Created" if created else "Kept existing"
+    print(f"{verb} {root / 'kbgraph.toml'}\nNext: kbg index --vault {root}")
+
+
+@index_app.callback(invoke_without_command=True)
+def index(
+    ctx: typer.Context,
+    full: Annotated[bool, typer.Option("--full", help="Re-read every file, not only changed ones.")] = False,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or problem list.")] = False,
+) -> None:
+    """Index the vault: new, changed, moved and deleted files (by content hash)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from ..model import as_dict
+    from ..pipeline import index_vault
+
+    with open_workspace(vault, create=True) as ws:
+        show_progress = not quiet and sys.stderr.isatty()
+        try:
+            if show_progress:
+                with _ProgressBar() as bar:
+                    report = index_vault(ws.root, full=full, progress=bar.update, store=ws.store)
+            else:
+                report = index_vault(ws.root, full=full, store=ws.store)
+        except KeyboardInterrupt:
+            sys.stderr.write("interrupted: the index is consistent; run `kbg index` again to finish\n")
+            raise SystemExit(130) from None
+    if as_json:
+        from .output import print_json
+
+        print_json(as_dict(report))
+    else:
+        _print_report(report, quiet)
+    if report.errors:
+        raise SystemExit(EXIT_FILE_ERRORS)
+
+
+def _print_report(report, quiet: bool) -> None:
+    if not quiet:
+        for problem in report.problems:
+            sys.stderr.write(f"{problem.severity}: {problem.path}: {problem.reason}\n")
+    moved = f", {report.moved} moved" if report.moved else ""
+    print(
+        f"indexed {report.indexed}, skipped {report.skipped}, removed {report.removed}{moved}, "
+        f"errors {report.errors} in {report.seconds:.2f}s "
+        f"({report.chunks} chunks, {report.entities} entities, {report.mentions} mentions)"
+    )
+
+
+class _ProgressBar:
+    """A Rich progress bar per stage, shown only for runs long enough to need one."""
+
+    def __init__(self):
+        self.progress = None
+        self.tasks = {}
+
+    def __enter__(self):
+        return self
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if total < PROGRESS_MIN_FILES:
+            return
+        if self.progress is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            from .output import stderr_console
+
+            self.progress = Progress(
+                TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                console=stderr_console(), transient=True,
+            )
+            self.progress.start()
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(stage, total=total)
+        self.progress.update(self.tasks[stage], completed=done)
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.stop()
+
+
+@index_app.command("status")
+def status(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Counts, sizes, when the vault was last indexed, and files with problems."""
+    from dataclasses import asdict
+
+    with open_workspace(vault) as ws:
+        stats = ws.store.stats()
+        stats["vault"] = str(ws.root)
+        stats["index_path"] = ws.store.path
+        stats["index_bytes"] = _index_bytes(ws.store.path)
+        stats["problems"] = [asdict(p) for p in ws.store.problems()]
+    if as_json:
+        from .output import print_json
+
+        print_json(stats)
+        return
+    _print_status(stats)
+
+
+def _index_bytes(db_path: str) -> int:
+    import os
+
+    return sum(os.path.getsize(p) for p in (db_path, db_path + "-wal") if os.path.exists(p))
+
+
+def _print_status(stats: dict) -> None:
+    from rich.table import Table
+
+    from .output import cell, stdout_console
+
+    table = Table(title=f"kbgraph index of {stats['vault']}", title_justify="left", show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    rows = [
+        ("documents", stats["documents"]),
+        ("  by kind", stats["documents_by_kind"]),
+        ("chunks", stats["chunks"]),
+        ("entities", stats["entities"]),
+        ("  by type", stats["entities_by_type"]),
+        ("mentions", stats["mentions"]),
+        ("links", stats["links"]),
+        ("text indexed", f"{stats['bytes_indexed'] / 1024:.1f} KiB"),
+        ("index size", f"{stats['index_bytes'] / 1024:.1f} KiB"),
+        ("last indexed", stats["last_indexed"] or "never"),
+        ("problems", len(stats["problems"])),
+    ]
+    for key, value in rows:
+        table.add_row(key, cell(value))
+    console = stdout_console()
+    console.print(table)
+    for problem in stats["problems"]:
+        console.print(f"[red]{problem['severity']}[/red] {cell(problem['path'])}: {cell(problem['reason'])}")

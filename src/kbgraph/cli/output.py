@@ -1,0 +1,150 @@
+"""Rendering command results: Rich tables for people, JSON / JSONL / CSV for programs.
+
+Imports of Rich are deferred to the functions that draw, so `--json` output and
+start-up stay fast.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from typing import Iterable
+
+import typer
+
+FORMATS = ("table", "json", "jsonl", "csv")
+
+
+def resolve_format(fmt: str | None, as_json: bool) -> str:
+    if as_json:
+        return "json"
+    fmt = (fmt or "table").lower()
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}", param_hint="--format")
+    return fmt
+
+
+def select_fields(rows: list[dict], fields: str | None, available: Iterable[str]) -> tuple[list[dict], list[str]]:
+    """Rows cut down to the requested comma-separated fields (all fields when none are given)."""
+    available = list(available)
+    if not fields:
+        return rows, available
+    wanted = [f.strip() for f in fields.split(",") if f.strip()]
+    unknown = [f for f in wanted if f not in available]
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown field(s) {', '.join(unknown)}; available: {', '.join(available)}", param_hint="--fields"
+        )
+    return [{k: row.get(k) for k in wanted} for row in rows], wanted
+
+
+def print_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def emit_rows(
+    rows: list[dict],
+    fmt: str,
+    fields: str | None,
+    envelope: dict,
+    rows_key: str,
+    table_columns: list[tuple[str, str]],
+    title: str | None = None,
+    empty_message: str = "nothing found",
+) -> None:
+    """One list-like result in the chosen format.
+
+    json: the envelope with the (field-selected) rows under rows_key; jsonl: one row per
+    line; csv: a header and one row per line; table: table_columns (key, header) unless
+    --fields picks others.
+    """
+    available = list(rows[0].keys()) if rows else [k for k, _ in table_columns]
+    selected, keys = select_fields(rows, fields, available if rows else available)
+    if fmt == "json":
+        print_json({**envelope, rows_key: selected})
+    elif fmt == "jsonl":
+        for row in selected:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    elif fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=keys, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for row in selected:
+            writer.writerow({k: _csv_value(row.get(k)) for k in keys})
+        sys.stdout.write(buffer.getvalue())
+    else:
+        columns = [(k, h) for k, h in table_columns] if not fields else [(k, k) for k in keys]
+        render_table(selected if fields else rows, columns, title, empty_message)
+
+
+def _csv_value(value: object) -> object:
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def render_table(rows: list[dict], columns: list[tuple[str, str]], title: str | None, empty_message: str) -> None:
+    console = stdout_console()
+    if not rows:
+        console.print(f"[dim]{empty_message}[/dim]")
+        return
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_lines=False, header_style="bold")
+    for _, header in columns:
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        table.add_row(*(cell(row.get(key)) for key, _ in columns))
+    console.print(table)
+
+
+def cell(value: object):
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items())
+    if hasattr(value, "__rich__"):
+        return value
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
+def highlight(snippet: str):
+    """A snippet whose **matched** words are shown bold."""
+    from rich.text import Text
+
+    text = Text()
+    for i, part in enumerate(snippet.split("**")):
+        text.append(part, style="bold yellow" if i % 2 else None)
+    return text
+
+
+_console = None
+
+
+def stdout_console():
+    global _console
+    if _console is None:
+        from rich.console import Console
+
+        _console = Console(soft_wrap=False)
+    return _console
+
+
+def stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def fail(message: str, code: int = 1, details: list[str] | None = None) -> None:
+    """Print a one-line error (and optional detail lines) to stderr and exit."""
+    sys.stderr.write(f"error: {message}\n")
+    for line in details or []:
+        sys.stderr.write(f"  {line}\n")
+    raise SystemExit(code)

@@ -1,0 +1,177 @@
+"""kbgraph.toml: defaults, loading and validation.
+
+Every setting has a default, so a vault without a kbgraph.toml (or with an empty
+one) indexes sensibly; a kbx-style layout (memory/people, memory/meetings/...)
+needs no configuration because folder rules match any path segment.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError
+
+CONFIG_NAME = "kbgraph.toml"
+
+BUILTIN_ENTITY_TYPES = ("person", "project", "team", "organization", "technology", "concept")
+
+# A folder name anywhere in a document's path -> the document's kind.
+DEFAULT_FOLDER_KINDS = {
+    "people": "person",
+    "person": "person",
+    "projects": "project",
+    "project": "project",
+    "teams": "team",
+    "team": "team",
+    "meetings": "meeting",
+    "meeting": "meeting",
+    "decisions": "decision",
+    "tech": "technology",
+    "technologies": "technology",
+    "technology": "technology",
+    "orgs": "organization",
+    "organizations": "organization",
+    "companies": "organization",
+    "concepts": "concept",
+    "daily": "daily",
+    "journal": "daily",
+}
+
+# Document kinds whose documents are an entity's own page.
+DEFAULT_PAGE_KINDS = {
+    "person": "person",
+    "people": "person",
+    "project": "project",
+    "team": "team",
+    "technology": "technology",
+    "tech": "technology",
+    "organization": "organization",
+    "org": "organization",
+    "company": "organization",
+    "concept": "concept",
+}
+
+# Frontmatter keys whose values name entities of a type.
+DEFAULT_REFERENCES = {
+    "attendees": "person",
+    "participants": "person",
+    "people": "person",
+    "lead": "person",
+    "leads": "person",
+    "owner_person": "person",
+    "reports_to": "person",
+    "manager": "person",
+    "members": "person",
+    "deciders": "person",
+    "author": "person",
+    "team": "team",
+    "teams": "team",
+    "project": "project",
+    "projects": "project",
+    "organization": "organization",
+    "company": "organization",
+    "technologies": "technology",
+}
+
+DEFAULT_TEMPLATE = """\
+# kbgraph configuration. Every key is optional; these are the defaults worth knowing.
+
+[index]
+# Glob patterns (relative to the vault) that are never indexed, in addition to
+# .kbgraph/ and .git/.
+ignore = []
+# Files larger than this are reported and skipped.
+max_file_mb = 10
+
+# A folder name anywhere in a path decides a document's kind when its
+# frontmatter has no `type:`. Add your own, e.g.:
+# [kinds]
+# standups = "meeting"
+
+# Frontmatter keys whose values name entities, and the entity type they name:
+# [entities.references]
+# sponsor = "person"
+
+# Entity types beyond person, project, team, organization, technology, concept:
+# [entities]
+# types = ["customer"]
+"""
+
+
+@dataclass(frozen=True)
+class Config:
+    ignore: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = (".md", ".markdown", ".txt")
+    max_file_bytes: int = 10 * 1024 * 1024
+    chunk_chars: int = 1500
+    folder_kinds: dict = field(default_factory=lambda: dict(DEFAULT_FOLDER_KINDS))
+    page_kinds: dict = field(default_factory=lambda: dict(DEFAULT_PAGE_KINDS))
+    references: dict = field(default_factory=lambda: dict(DEFAULT_REFERENCES))
+    entity_types: tuple[str, ...] = BUILTIN_ENTITY_TYPES
+
+
+def load_config(vault_root: Path) -> Config:
+    """Read <vault>/kbgraph.toml; a missing file means all defaults."""
+    path = vault_root / CONFIG_NAME
+    if not path.exists():
+        return Config()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc}); fix the file or delete it to use defaults") from exc
+    return config_from_dict(raw, source=str(path))
+
+
+def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
+    index = _table(raw, "index", source)
+    entities = _table(raw, "entities", source)
+    kinds = _table(raw, "kinds", source)
+    extra_types = _str_list(entities.get("types", []), "entities.types", source)
+    entity_types = BUILTIN_ENTITY_TYPES + tuple(t for t in extra_types if t not in BUILTIN_ENTITY_TYPES)
+    references = dict(DEFAULT_REFERENCES)
+    for key, value in _table(entities, "references", source).items():
+        if value not in entity_types:
+            raise ConfigError(
+                f"{source}: entities.references.{key} = {value!r} is not an entity type "
+                f"(known: {', '.join(entity_types)}; declare new ones in entities.types)"
+            )
+        references[key] = value
+    page_kinds = dict(DEFAULT_PAGE_KINDS)
+    page_kinds.update({t: t for t in extra_types})
+    folder_kinds = dict(DEFAULT_FOLDER_KINDS)
+    folder_kinds.update({str(k).lower(): str(v) for k, v in kinds.items()})
+    max_mb = index.get("max_file_mb", 10)
+    if not isinstance(max_mb, (int, float)) or max_mb <= 0:
+        raise ConfigError(f"{source}: index.max_file_mb must be a positive number, got {max_mb!r}")
+    chunk_chars = index.get("chunk_chars", 1500)
+    if not isinstance(chunk_chars, int) or chunk_chars < 200:
+        raise ConfigError(f"{source}: index.chunk_chars must be an integer ≥ 200, got {chunk_chars!r}")
+    extensions = tuple(
+        e if e.startswith(".") else "." + e
+        for e in _str_list(index.get("extensions", [".md", ".markdown", ".txt"]), "index.extensions", source)
+    )
+    return Config(
+        ignore=tuple(_str_list(index.get("ignore", []), "index.ignore", source)),
+        extensions=tuple(e.lower() for e in extensions),
+        max_file_bytes=int(max_mb * 1024 * 1024),
+        chunk_chars=chunk_chars,
+        folder_kinds=folder_kinds,
+        page_kinds=page_kinds,
+        references=references,
+        entity_types=entity_types,
+    )
+
+
+def _table(raw: dict, key: str, source: str) -> dict:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [{key}] must be a table")
+    return value
+
+
+def _str_list(value: object, key: str, source: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{source}: {key} must be a list of strings")
+    return value

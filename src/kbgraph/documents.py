@@ -1,0 +1,111 @@
+"""Reading documents back: resolving a view target, listing with filters, entity timelines and profiles."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .errors import InvalidInput, NotFound
+from .model import Entity, as_dict
+from .store.base import DocFilter
+
+_TARGET_LINE = re.compile(r"^(.*):(\d+)$")
+
+
+def resolve_target(store, target: str) -> tuple[dict, int | None]:
+    """A document from a path, `path:LINE`, or a document id (`12` or `#12`); and the line, if given."""
+    target = (target or "").strip()
+    if not target:
+        raise InvalidInput("no target: give a path, path:LINE, or a document id")
+    if re.fullmatch(r"#?\d+", target):
+        doc = store.get_document(doc_id=int(target.lstrip("#")))
+        if doc is None:
+            doc = store.get_document(path=target)
+        if doc is None:
+            raise NotFound(f"no document with id {target}; `kbg list` shows ids")
+        return doc, None
+    line = None
+    path = target
+    match = _TARGET_LINE.match(target)
+    if match and store.get_document(path=target) is None:
+        path, line = match.group(1), int(match.group(2))
+    path = path.removeprefix("./")
+    doc = store.get_document(path=path)
+    if doc is None:
+        raise NotFound(f"{path!r} is not in the index; check the path (relative to the vault) or run `kbg index`")
+    return doc, line
+
+
+def view_document(root: Path, store, target: str) -> dict:
+    """The document's metadata and text; with a line, the chunk that holds it."""
+    doc, line = resolve_target(store, target)
+    chunks = store.document_chunks(doc["id"])
+    text, stale = _current_text(root, doc)
+    result = {"document": doc, "line": line, "stale": stale}
+    if line is not None:
+        if line < 1:
+            raise InvalidInput(f"line numbers start at 1, got {line}")
+        chunk = next((c for c in reversed(chunks) if c["line"] <= line), chunks[0] if chunks else None)
+        result["chunk"] = chunk
+        lines = text.splitlines()
+        if line > max(len(lines), 1):
+            raise InvalidInput(f"{doc['path']} has {len(lines)} lines; line {line} is past the end")
+        result["text"] = chunk["text"] if chunk else ""
+    else:
+        result["text"] = text
+    result["chunks"] = [{k: c[k] for k in ("id", "ordinal", "heading", "line")} for c in chunks]
+    return result
+
+
+def _current_text(root: Path, doc: dict) -> tuple[str, bool]:
+    """The file's text now, and whether it changed since indexing (then the index may lag)."""
+    import hashlib
+
+    try:
+        data = (root / doc["path"]).read_bytes()
+    except OSError:
+        return "", True
+    stale = hashlib.blake2b(data, digest_size=16).hexdigest() != doc["content_hash"]
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n"), stale
+
+
+def list_documents(store, flt: DocFilter, limit: int | None = None) -> list[dict]:
+    return store.list_documents(flt, limit)
+
+
+def timeline(store, entity: Entity, limit: int | None = None) -> list[dict]:
+    """Documents that mention the entity, oldest first (undated ones last)."""
+    return store.entity_documents(entity.id, limit)
+
+
+def profile(store, entity: Entity, recent: int = 10) -> dict:
+    """What kbgraph knows of an entity: its record, page, attributes and where it is mentioned."""
+    docs = store.entity_documents(entity.id)
+    dated = [d for d in docs if d["date"]]
+    return {
+        "entity": as_dict(entity),
+        "documents": len(docs),
+        "first_seen": dated[0]["date"] if dated else None,
+        "last_seen": dated[-1]["date"] if dated else None,
+        "recent_documents": sorted(docs, key=lambda d: (d["date"] or "", d["path"]), reverse=True)[:recent],
+    }
+
+
+def parse_date_option(value: str | None, option: str, end: bool = False) -> str | None:
+    """YYYY, YYYY-MM or YYYY-MM-DD -> an inclusive ISO date bound."""
+    if value is None:
+        return None
+    import calendar
+    import datetime as dt
+
+    match = re.fullmatch(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", value.strip())
+    if not match:
+        raise InvalidInput(f"{option} {value!r}: use YYYY-MM-DD (or YYYY-MM, YYYY)")
+    year, month, day = match.group(1), match.group(2), match.group(3)
+    try:
+        y = int(year)
+        m = int(month) if month else (12 if end else 1)
+        d = int(day) if day else (calendar.monthrange(y, m)[1] if end else 1)
+        return dt.date(y, m, d).isoformat()
+    except ValueError:
+        raise InvalidInput(f"{option} {value!r} is not a real date") from None

@@ -1,0 +1,103 @@
+"""Entity records from what documents claim, and the forms used to find their mentions.
+
+Assembly is pure: given every claim in the index (pages and frontmatter
+references), it returns the entity set. Pages define an entity's canonical name,
+aliases and attributes; a reference joins the entity whose name or alias it
+spells (same type first, else a unique match of any type), and only otherwise
+creates a referenced-only entity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .mentions import Form, derived_first_name
+from .model import EntityClaim, EntityRecord
+from .names import name_key
+
+TIER_THRESHOLDS = ((15, 3), (5, 2))  # mention count -> tier; below both, tier 1
+
+
+@dataclass
+class _Builder:
+    key: str
+    type: str
+    name: str
+    aliases: list[str] = field(default_factory=list)
+    page_doc_id: int | None = None
+    attributes: dict = field(default_factory=dict)
+    claim_docs: set[int] = field(default_factory=set)
+
+
+def entity_key(entity_type: str, name: str) -> str:
+    return f"{entity_type}:{name_key(name)}"
+
+
+def assemble_entities(claims: list[EntityClaim]) -> tuple[list[EntityRecord], dict[tuple[int, str, str], str]]:
+    """The entity set, and for each reference claim (doc, type, name) the key of the entity it names."""
+    specs: dict[str, _Builder] = {}
+    pages = sorted((c for c in claims if c.role == "page"), key=lambda c: c.doc_path)
+    for claim in pages:
+        key = entity_key(claim.type, claim.name)
+        spec = specs.get(key)
+        if spec is None:
+            spec = specs[key] = _Builder(key, claim.type, claim.name, page_doc_id=claim.doc_id,
+                                           attributes=dict(claim.attributes))
+        for alias in claim.aliases:
+            if alias != spec.name and alias not in spec.aliases:
+                spec.aliases.append(alias)
+        spec.claim_docs.add(claim.doc_id)
+
+    by_name: dict[str, list[str]] = {}
+    for spec in specs.values():
+        for spelling in (spec.name, *spec.aliases):
+            keys = by_name.setdefault(name_key(spelling), [])
+            if spec.key not in keys:
+                keys.append(spec.key)
+
+    resolved: dict[tuple[int, str, str], str] = {}
+    for claim in sorted((c for c in claims if c.role != "page"), key=lambda c: (c.doc_path, c.name)):
+        target = _resolve_reference(claim, specs, by_name)
+        if target is None:
+            target = entity_key(claim.type, claim.name)
+            if target not in specs:
+                specs[target] = _Builder(target, claim.type, claim.name)
+                by_name.setdefault(name_key(claim.name), []).append(target)
+        specs[target].claim_docs.add(claim.doc_id)
+        resolved[(claim.doc_id, claim.type, claim.name)] = target
+    records = [
+        EntityRecord(s.key, s.type, s.name, tuple(s.aliases), s.page_doc_id, _forms(s), s.attributes)
+        for s in sorted(specs.values(), key=lambda s: s.key)
+    ]
+    return records, resolved
+
+
+def _resolve_reference(claim: EntityClaim, specs: dict[str, _Builder], by_name: dict[str, list[str]]) -> str | None:
+    keys = by_name.get(name_key(claim.name), [])
+    same_type = [k for k in keys if specs[k].type == claim.type]
+    if len(same_type) == 1:
+        return same_type[0]
+    if not same_type and len(keys) == 1:
+        return keys[0]
+    return None
+
+
+def _forms(spec: _Builder) -> tuple[tuple[str, str], ...]:
+    """Surface forms that name the entity: its name, aliases, and (for people) a first name."""
+    forms = [(spec.name, "name")] + [(alias, "alias") for alias in spec.aliases]
+    if spec.type == "person":
+        first = derived_first_name(spec.name)
+        if first and all(name_key(first) != name_key(a) for a in spec.aliases):
+            forms.append((first, "first-name"))
+    return tuple(forms)
+
+
+def matcher_forms(rows: list[tuple[int, str, str]]) -> list[Form]:
+    return [Form(entity_id, surface, kind) for entity_id, surface, kind in rows]
+
+
+def tier_for(mention_count: int) -> int:
+    for threshold, tier in TIER_THRESHOLDS:
+        if mention_count >= threshold:
+            return tier
+    return 1

@@ -1,0 +1,54 @@
+"""Finding one entity by a name a person types: never picks silently among several.
+
+The cascade: exact name or alias -> a person's first name -> nothing, with close
+spellings suggested. A level that matches several entities is an Ambiguous error
+listing them.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from .errors import Ambiguous, InvalidInput, NotFound
+from .model import Entity, as_dict
+from .names import name_key
+
+
+def find_entity(store, name: str, entity_type: str | None = None) -> Entity:
+    key = name_key(name or "")
+    if not key or not any(ch.isalnum() for ch in key):
+        raise InvalidInput(f"{name!r} is not a name: give an entity's name or alias")
+    if len(key) > 500:
+        raise InvalidInput("name too long (over 500 characters)")
+    matches = [e for e in store.entities_by_name_key(key) if entity_type in (None, e.type)]
+    kinds = {}
+    for entity_id, kind in store.name_kinds(key):
+        kinds.setdefault(entity_id, set()).add(kind)
+    explicit = [e for e in matches if kinds.get(e.id, set()) - {"first-name"}]
+    for level in (explicit, matches):
+        unique = list({e.id: e for e in level}.values())
+        if len(unique) == 1:
+            return unique[0]
+        if len(unique) > 1:
+            names = " and ".join(e.name for e in unique[:5])
+            raise Ambiguous(
+                f"ambiguous: {name!r} matches {names} — give the full name",
+                [_candidate(e) for e in unique],
+            )
+    suggestions = similar_names(store, name, entity_type)
+    what = entity_type or "entity"
+    hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+    raise NotFound(f"no {what} named {name!r}{hint}")
+
+
+def similar_names(store, name: str, entity_type: str | None, limit: int = 3) -> list[str]:
+    names = {}
+    for entity_id, surface in store.all_entity_names(entity_type):
+        names.setdefault(name_key(surface), surface)
+    close = difflib.get_close_matches(name_key(name), list(names), n=limit, cutoff=0.6)
+    return [names[k] for k in close]
+
+
+def _candidate(entity: Entity) -> dict:
+    data = as_dict(entity)
+    return {k: data[k] for k in ("id", "type", "name", "aliases", "page_path", "mention_count")}

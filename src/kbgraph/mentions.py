@@ -1,0 +1,199 @@
+"""Finding entity mentions in text: explicit links and whole-word name matches.
+
+Matching is token-based (a dictionary of name token sequences), so it costs one
+lookup per word whatever the number of entities. Rules, in the order they apply:
+- accent-folded, whole words only, longest form first;
+- a form written with capitals matches only that capitalisation; an all-lower-case
+  form (``authsvc``, ``k8s``) matches any case;
+- a common English word ("Data", "Growth") must be capitalised and not open a sentence;
+- a form that names two entities (a shared first name "Sam", a shared alias) is linked
+  only when the document corroborates exactly one of them (its full name, a link,
+  a frontmatter reference, or being that entity's page); otherwise it is left unlinked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .common_words import COMMON_WORDS
+from .model import Link, Mention
+from .names import fold
+
+_TOKEN = re.compile(r"[\w@]+(?:['’&+][\w]+)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*+>#]+\s*|\d+[.)]\s*)?)$")
+
+
+@dataclass(frozen=True)
+class Form:
+    """A surface form of an entity: its name, an alias, or a person's first name."""
+
+    entity_id: int
+    surface: str
+    kind: str  # "name" | "alias" | "first-name"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    tokens: tuple[str, ...]
+    gaps: tuple[str, ...]
+    exact: str  # folded surface for case checks
+    case_sensitive: bool
+    common_word: bool
+    entity_id: int
+    explicit: bool
+
+
+def derived_first_name(name: str) -> str | None:
+    """A person's first name, usable as an implicit alias when it is distinctive enough."""
+    parts = name.split()
+    if len(parts) < 2:
+        return None
+    first = parts[0].strip(".,")
+    if len(first) < 3 or not first[0].isupper() or first.lower() in COMMON_WORDS or "." in first:
+        return None
+    return first
+
+
+class MentionMatcher:
+    """Finds forms of known entities in text."""
+
+    def __init__(self, forms: list[Form]):
+        self._by_first: dict[str, list[_Entry]] = {}
+        for form in forms:
+            entry = _entry(form)
+            if entry is not None:
+                self._by_first.setdefault(entry.tokens[0], []).append(entry)
+        for entries in self._by_first.values():
+            entries.sort(key=lambda e: (-len(e.tokens), not e.explicit))
+
+    def __bool__(self) -> bool:
+        return bool(self._by_first)
+
+    def scan(self, text: str) -> list[tuple[int, int, str, frozenset[int]]]:
+        """(start, end, surface, candidate entity ids) for each non-overlapping match, in order."""
+        folded = fold(text)
+        tokens = [(m.start(), m.end(), m.group().casefold()) for m in _TOKEN.finditer(folded)]
+        out = []
+        i = 0
+        while i < len(tokens):
+            entries = self._by_first.get(tokens[i][2])
+            if not entries:
+                i += 1
+                continue
+            matched = self._match_at(folded, tokens, i, entries)
+            if matched is None:
+                i += 1
+                continue
+            length, candidates = matched
+            start, end = tokens[i][0], tokens[i + length - 1][1]
+            out.append((start, end, text[start:end], candidates))
+            i += length
+        return out
+
+    def _match_at(self, folded, tokens, i, entries):
+        best_len, explicit, implicit = 0, set(), set()
+        for entry in entries:
+            n = len(entry.tokens)
+            if n < best_len:
+                break
+            if i + n > len(tokens) or not _tokens_match(folded, tokens, i, entry):
+                continue
+            start, end = tokens[i][0], tokens[i + n - 1][1]
+            if entry.case_sensitive and folded[start:end] != entry.exact:
+                continue
+            if entry.common_word and _SENTENCE_START.search(folded, 0, start) is not None:
+                continue
+            if _hyphen_joined(folded, start, end):
+                continue  # "Data-Intensive" is not the team "Data"
+            best_len = n
+            (explicit if entry.explicit else implicit).add(entry.entity_id)
+        if not best_len:
+            return None
+        # An explicit name or alias outranks a derived first name for the same words.
+        return best_len, frozenset(explicit or implicit)
+
+
+def _hyphen_joined(text: str, start: int, end: int) -> bool:
+    before = start >= 2 and text[start - 1] in "-/" and text[start - 2].isalnum()
+    after = end + 1 < len(text) and text[end] in "-/" and text[end + 1].isalnum()
+    return before or after
+
+
+def _entry(form: Form) -> _Entry | None:
+    folded = fold(form.surface.strip())
+    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(folded)]
+    if not spans:
+        return None
+    tokens = tuple(folded[s:e].casefold() for s, e in spans)
+    gaps = tuple(folded[spans[k][1] : spans[k + 1][0]].strip() for k in range(len(spans) - 1))
+    exact = folded[spans[0][0] : spans[-1][1]]
+    case_sensitive = exact != exact.lower()
+    common = len(tokens) == 1 and tokens[0] in COMMON_WORDS
+    if common and not case_sensitive:
+        return None  # an all-lower-case common word ("data") would match everywhere
+    return _Entry(tokens, gaps, exact, case_sensitive, common, form.entity_id, form.kind != "first-name")
+
+
+def _tokens_match(folded: str, tokens, i: int, entry: _Entry) -> bool:
+    for k in range(1, len(entry.tokens)):
+        if tokens[i + k][2] != entry.tokens[k]:
+            return False
+        gap = folded[tokens[i + k - 1][1] : tokens[i + k][0]]
+        if gap.strip() != entry.gaps[k - 1] or "\n\n" in gap:
+            return False
+    return True
+
+
+def find_document_mentions(
+    chunks: list[tuple[int, int, str]],
+    links: list[Link],
+    body_offset: int,
+    matcher: MentionMatcher,
+    resolve_link,
+    anchored: set[int],
+) -> tuple[list[tuple[int | None, Mention]], int]:
+    """Mentions in one document, each with its chunk id, and the number of ambiguous forms left unlinked.
+
+    chunks: (chunk id, absolute start, text); links: the document's links (body offsets);
+    resolve_link(target) -> entity id or None; anchored: entities the document already
+    names unambiguously outside its text (its page entity, frontmatter references).
+    """
+    link_spans = []
+    found: list[tuple[int | None, Mention]] = []
+    for link in links:
+        entity_id = resolve_link(link.target)
+        start, end = body_offset + link.start, body_offset + link.end
+        link_spans.append((start, end))
+        if entity_id is not None:
+            chunk_id = _chunk_at(chunks, start)
+            found.append((chunk_id, Mention(entity_id, start, end, link.alias or link.target, "wikilink")))
+    corroborated = set(anchored) | {m.entity_id for _, m in found}
+    pending = []
+    for chunk_id, chunk_start, text in chunks:
+        for start, end, surface, candidates in matcher.scan(text):
+            abs_start, abs_end = chunk_start + start, chunk_start + end
+            if any(s <= abs_start < e for s, e in link_spans):
+                continue
+            if len(candidates) == 1:
+                (entity_id,) = candidates
+                corroborated.add(entity_id)
+                found.append((chunk_id, Mention(entity_id, abs_start, abs_end, surface, "text")))
+            else:
+                pending.append((chunk_id, abs_start, abs_end, surface, candidates))
+    ambiguous = 0
+    for chunk_id, start, end, surface, candidates in pending:
+        chosen = candidates & corroborated
+        if len(chosen) == 1:
+            found.append((chunk_id, Mention(next(iter(chosen)), start, end, surface, "text")))
+        else:
+            ambiguous += 1
+    found.sort(key=lambda pair: pair[1].start)
+    return found, ambiguous
+
+
+def _chunk_at(chunks: list[tuple[int, int, str]], position: int) -> int | None:
+    for chunk_id, start, text in chunks:
+        if start <= position < start + len(text):
+            return chunk_id
+    return None

@@ -1,0 +1,178 @@
+"""Domain values: frozen dataclasses shared by every layer.
+
+Nothing here imports the rest of kbgraph, so any module may use these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+def as_dict(value: Any) -> dict:
+    """A JSON-ready dict of a domain value (tuples become lists)."""
+    return asdict(value)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading-delimited slice of a markdown body."""
+
+    heading_path: tuple[str, ...]
+    level: int
+    start: int  # character offset in the body, inclusive
+    end: int  # exclusive
+    text: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The unit of search: a section, or one part of a long section."""
+
+    key: str  # stable across re-index while heading, position and text are unchanged
+    ordinal: int
+    heading_path: tuple[str, ...]
+    start: int  # character offsets in the whole file
+    end: int
+    line: int  # 1-based line in the whole file where the chunk starts
+    text: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A [[wikilink]] or markdown link found in a document body."""
+
+    target: str
+    alias: str | None
+    start: int
+    end: int
+    kind: str  # "wikilink" | "markdown"
+
+
+@dataclass(frozen=True)
+class EntityDecl:
+    """A document's claim that an entity exists: its page, or a frontmatter reference."""
+
+    type: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    role: str = "reference"  # "page" | "reference"
+    ref_field: str | None = None  # the frontmatter key of a reference
+    attributes: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """Everything indexing learns from one file, before it touches the store."""
+
+    path: str
+    title: str
+    kind: str
+    date: str | None
+    frontmatter: dict
+    tags: tuple[str, ...]
+    content_hash: str
+    size: int
+    mtime: float
+    body_offset: int  # where the body starts in the file (after frontmatter)
+    chunks: tuple[Chunk, ...]
+    links: tuple[Link, ...]
+    entities: tuple[EntityDecl, ...]
+    owner: str | None = None
+    visibility: str = "private"
+    sensitivity: str = "normal"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file that could not be indexed, and why."""
+
+    path: str
+    reason: str
+    severity: str = "error"  # "error" | "warning"
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    indexed: int
+    skipped: int
+    removed: int
+    moved: int
+    errors: int
+    warnings: int
+    seconds: float
+    chunks: int
+    entities: int
+    mentions: int
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True)
+class Entity:
+    id: int
+    type: str
+    name: str
+    aliases: tuple[str, ...]
+    page_path: str | None
+    attributes: dict
+    mention_count: int
+    tier: int
+    status: str = "active"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    doc_id: int
+    path: str
+    title: str
+    kind: str
+    date: str | None
+    chunk_id: int
+    heading: str
+    line: int
+    snippet: str  # matched terms wrapped in ** **
+    score: float  # higher is better
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    fts_query: str
+    mode: str  # "all-terms" | "any-term" | "empty"
+    hits: tuple[SearchHit, ...]
+
+
+@dataclass(frozen=True)
+class EntityClaim:
+    """A stored EntityDecl with the document that made it."""
+
+    doc_id: int
+    doc_path: str
+    type: str
+    name: str
+    aliases: tuple[str, ...]
+    role: str  # "page" | "reference"
+    ref_field: str | None
+    attributes: dict = field(compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class EntityRecord:
+    """An entity as assembled from claims, before it has an id."""
+
+    key: str
+    type: str
+    name: str
+    aliases: tuple[str, ...]
+    page_doc_id: int | None
+    forms: tuple[tuple[str, str], ...]  # (surface, "name" | "alias" | "first-name")
+    attributes: dict = field(compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Mention:
+    entity_id: int
+    start: int | None
+    end: int | None
+    surface: str
+    kind: str  # "text" | "wikilink" | "frontmatter"

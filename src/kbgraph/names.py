@@ -1,0 +1,59 @@
+"""Name normalisation shared by entity assembly, mention matching and lookup."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=65536)
+def fold_char(char: str) -> str:
+    """A character without its accents, when that keeps it one character (é→e, ø stays ø)."""
+    if char.isascii():
+        return char
+    base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    return base if len(base) == 1 else char
+
+
+def fold(text: str) -> str:
+    """Accent-folded text of the same length, so spans found in it apply to the original."""
+    if text.isascii():
+        return text
+    return "".join(fold_char(c) for c in text)
+
+
+def name_key(name: str) -> str:
+    """The key two spellings of one name share: folded, lower-cased, single-spaced."""
+    return _SPACES.sub(" ", fold(name).strip()).casefold()
+
+
+def clean_reference(value: str) -> str:
+    """A frontmatter reference without wikilink brackets or an alias suffix."""
+    value = value.strip()
+    if value.startswith("[[") and value.endswith("]]"):
+        value = value[2:-2].split("|", 1)[0].split("#", 1)[0]
+    return _SPACES.sub(" ", value).strip()
+
+
+def as_name_list(value: object) -> list[str]:
+    """Names from a frontmatter value: a string (comma-separated allowed) or a list of strings."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        # A wikilink may itself hold a comma-free alias; split outside brackets only.
+        parts = value.split(",") if "[[" not in value else re.findall(r"\[\[[^\]]+\]\]|[^,]+", value)
+        return [p for p in (clean_reference(x) for x in parts) if p]
+    if isinstance(value, (list, tuple)):
+        out: list[str] = []
+        for item in value:
+            if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+                cleaned = clean_reference(str(item))
+                if cleaned:
+                    out.append(cleaned)
+            elif isinstance(item, dict) and isinstance(item.get("name"), str):
+                out.append(clean_reference(item["name"]))
+        return out
+    return []

@@ -1,0 +1,99 @@
+"""One file's text into a ParsedDocument: kind, date, title, chunks, links, entity claims.
+
+Pure: no database and no file I/O, so every rule here is testable on strings.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from .chunking import chunk_sections
+from .config import Config
+from .markdown import find_links, first_h1, parse_sections
+from .model import EntityDecl, ParsedDocument
+from .names import as_name_list
+from .vault import RawFile, date_from_path, parse_date, split_frontmatter
+
+GOVERNANCE_VISIBILITY = ("private", "team", "public")
+# Page frontmatter keys that are not copied into an entity's attributes.
+_NOT_ATTRIBUTES = {"type", "name", "title", "aliases", "alias", "tags", "date", "visibility", "sensitivity", "owner"}
+
+
+def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
+    """Parse a file already read from the vault. Raises FrontmatterError for bad YAML."""
+    is_markdown = not path.lower().endswith(".txt")
+    frontmatter, body_start = split_frontmatter(raw.text) if is_markdown else ({}, 0)
+    body = raw.text[body_start:]
+    if is_markdown:
+        sections, fences = parse_sections(body)
+        links = find_links(body, fences)
+    else:
+        from .model import Section
+
+        sections, links = [Section((), 0, 0, len(body), body)], []
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    h1 = first_h1(sections) if is_markdown else None
+    title = _text(frontmatter.get("title")) or _text(frontmatter.get("name")) or h1 or stem
+    kind = document_kind(path, frontmatter, config)
+    date = parse_date(frontmatter.get("date")) or date_from_path(path)
+    tags = tuple(t.lstrip("#") for t in as_name_list(frontmatter.get("tags")))
+    visibility = _text(frontmatter.get("visibility"))
+    chunks = chunk_sections(sections, body_start, raw.text, config.chunk_chars)
+    return ParsedDocument(
+        path=path,
+        title=title,
+        kind=kind,
+        date=date,
+        frontmatter=frontmatter,
+        tags=tags,
+        content_hash=raw.content_hash,
+        size=raw.size,
+        mtime=raw.mtime,
+        body_offset=body_start,
+        chunks=tuple(chunks),
+        links=tuple(links),
+        entities=tuple(declared_entities(kind, frontmatter, h1, stem, config)),
+        owner=_text(frontmatter.get("owner")),
+        visibility=visibility if visibility in GOVERNANCE_VISIBILITY else "private",
+        sensitivity=_text(frontmatter.get("sensitivity")) or "normal",
+    )
+
+
+def document_kind(path: str, frontmatter: dict, config: Config) -> str:
+    """Frontmatter `type:`, else the deepest folder with a kind rule, else `note`."""
+    declared = _text(frontmatter.get("type"))
+    if declared:
+        return declared.strip().lower()
+    folders = path.split("/")[:-1]
+    for folder in reversed(folders):
+        kind = config.folder_kinds.get(folder.lower())
+        if kind:
+            return kind
+    return "note"
+
+
+def declared_entities(
+    kind: str, frontmatter: dict, h1: str | None, stem: str, config: Config
+) -> list[EntityDecl]:
+    """The entity a page is about (if it is a page), and every entity its frontmatter references."""
+    decls: list[EntityDecl] = []
+    page_type = config.page_kinds.get(kind)
+    if page_type:
+        name = _text(frontmatter.get("name")) or _text(frontmatter.get("title")) or h1 or stem
+        aliases = as_name_list(frontmatter.get("aliases")) + as_name_list(frontmatter.get("alias"))
+        attributes = {
+            k: v for k, v in frontmatter.items() if k not in _NOT_ATTRIBUTES and isinstance(v, (str, int, float, list))
+        }
+        decls.append(EntityDecl(page_type, name, tuple(dict.fromkeys(aliases)), "page", None, attributes))
+    for field_name, entity_type in config.references.items():
+        for name in as_name_list(frontmatter.get(field_name)):
+            decls.append(EntityDecl(entity_type, name, (), "reference", field_name))
+    return decls
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None

@@ -1,0 +1,385 @@
+"""The indexing run: a list of named stages over one context object.
+
+Default stages: walk -> plan -> documents -> entities -> mentions -> finish.
+A user can insert, replace or drop a stage (``Pipeline.default().insert_after(...)``).
+
+Consistency under interruption: documents are written in batches, each batch one
+transaction that also marks the entity set dirty; entities and mentions are
+rebuilt from what is stored, and the flags that say "still to do" are only
+cleared in the transaction that does it. A run killed at any point leaves a
+consistent index, and the next run completes the work.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .config import Config, load_config
+from .entities import TIER_THRESHOLDS, assemble_entities, matcher_forms
+from .errors import IndexLocked
+from .mentions import MentionMatcher, find_document_mentions
+from .model import IndexReport, Link, Mention, ParsedDocument, Problem
+from .names import name_key
+from .parse import parse_document
+from .store.base import DocState
+from .vault import FileEntry, FrontmatterError, read_file, walk_vault
+
+ProgressFn = Callable[[str, int, int], None]
+BATCH_SIZE = 250
+
+
+@dataclass
+class IndexRun:
+    """What the stages share. Stages read and extend it; the store holds the results."""
+
+    root: Path
+    config: Config
+    store: object  # a Store
+    full: bool = False
+    progress: ProgressFn = lambda stage, done, total: None
+    started: float = field(default_factory=time.perf_counter)
+    files: list[FileEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    to_read: list[tuple[FileEntry, DocState | None]] = field(default_factory=list)
+    removed: dict[str, DocState] = field(default_factory=dict)
+    kept_paths: set[str] = field(default_factory=set)  # unreadable now, but indexed before: keep
+    indexed: int = 0
+    skipped: int = 0
+    moved: int = 0
+    deleted: int = 0
+    ambiguous_mentions: int = 0
+    parsed_hook: list[Callable[[ParsedDocument], ParsedDocument]] = field(default_factory=list)
+
+
+Stage = Callable[[IndexRun], None]
+
+
+def walk_stage(run: IndexRun) -> None:
+    run.files, problems = walk_vault(run.root, run.config)
+    run.problems.extend(problems)
+
+
+def plan_stage(run: IndexRun) -> None:
+    """Which files to read, which are unchanged, which documents are gone."""
+    states = run.store.doc_states()
+    seen = set()
+    for entry in run.files:
+        seen.add(entry.path)
+        state = states.get(entry.path)
+        if not run.full and state and state.size == entry.size and state.mtime == entry.mtime:
+            run.skipped += 1
+        else:
+            run.to_read.append((entry, state))
+    problem_paths = [p.path for p in run.problems]
+    for path, state in states.items():
+        if path in seen:
+            continue
+        # A folder we could not read this time is not a deletion.
+        if any(path == p or path.startswith(p + "/") for p in problem_paths):
+            run.kept_paths.add(path)
+        else:
+            run.removed[path] = state
+
+
+def documents_stage(run: IndexRun) -> None:
+    """Read, parse and store changed files in batches; apply moves and deletions."""
+    store = run.store
+    removed_by_hash: dict[str, list[DocState]] = {}
+    for state in run.removed.values():
+        removed_by_hash.setdefault(state.content_hash, []).append(state)
+    total = len(run.to_read)
+    batch: list[tuple[ParsedDocument, int | None] | tuple[str, int, float, int]] = []
+    for done, (entry, state) in enumerate(run.to_read, 1):
+        item = _prepare(run, entry, state, removed_by_hash)
+        if item is not None:
+            batch.append(item)
+        if len(batch) >= BATCH_SIZE:
+            _write_batch(run, batch)
+            batch = []
+        run.progress("documents", done, total)
+    _write_batch(run, batch)
+    leftovers = [s for states in removed_by_hash.values() for s in states]
+    with store.transaction():
+        for state in leftovers:
+            store.delete_document(state.id)
+        if leftovers:
+            store.set_meta("entities_dirty", "1")
+    run.deleted = len(leftovers)
+
+
+def _prepare(run: IndexRun, entry: FileEntry, state: DocState | None, removed_by_hash):
+    raw = read_file(entry, run.config)
+    if isinstance(raw, Problem):
+        run.problems.append(raw)
+        if state is not None:
+            run.kept_paths.add(entry.path)
+        return None
+    if not raw.text.strip():
+        run.problems.append(Problem(entry.path, "empty file, nothing to index", "warning"))
+        return ("delete", state.id, 0.0, 0) if state is not None else None
+    if state is not None and not run.full and state.content_hash == raw.content_hash:
+        run.skipped += 1
+        return ("touch", state.id, raw.mtime, raw.size)
+    doc_id = state.id if state else None
+    if state is None and removed_by_hash.get(raw.content_hash):
+        doc_id = removed_by_hash[raw.content_hash].pop().id  # a move: keep the document's id
+        run.moved += 1
+    try:
+        parsed = parse_document(entry.path, raw, run.config)
+    except FrontmatterError as exc:
+        run.problems.append(Problem(entry.path, str(exc)))
+        if state is not None:
+            run.kept_paths.add(entry.path)
+        return None
+    for hook in run.parsed_hook:
+        parsed = hook(parsed)
+    return (parsed, doc_id)
+
+
+def _write_batch(run: IndexRun, batch) -> None:
+    if not batch:
+        return
+    store = run.store
+    with store.transaction():
+        for item in batch:
+            if item[0] == "touch":
+                store.touch_document(item[1], item[3], item[2])
+            elif item[0] == "delete":
+                store.delete_document(item[1])
+                run.deleted += 1
+            else:
+                parsed, doc_id = item
+                store.write_document(parsed, doc_id)
+                run.indexed += 1
+        store.set_meta("entities_dirty", "1")
+
+
+def entities_stage(run: IndexRun) -> None:
+    """Rebuild the entity set from every stored claim when any document changed."""
+    store = run.store
+    if store.get_meta("entities_dirty") != "1" and not run.full:
+        return
+    records, _ = assemble_entities(store.all_claims())
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with store.transaction():
+        store.sync_entities(records, now)
+        fingerprint = _forms_fingerprint(store.entity_forms())
+        if fingerprint != store.get_meta("forms_fingerprint") or run.full:
+            # New names or aliases can appear in any document: every document is re-scanned.
+            store.set_meta("mentions_rescan_all", "1")
+            store.set_meta("forms_fingerprint", fingerprint)
+        store.set_meta("entities_dirty", "0")
+
+
+def _forms_fingerprint(forms: list[tuple[int, str, str]]) -> str:
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=16)
+    for entity_id, surface, kind in sorted(forms):
+        digest.update(f"{entity_id}\x1f{surface}\x1f{kind}\x1e".encode())
+    return digest.hexdigest()
+
+
+def mentions_stage(run: IndexRun) -> None:
+    """Link explicit and textual mentions in every document that needs it."""
+    store = run.store
+    rescan_all = store.get_meta("mentions_rescan_all") == "1"
+    total = store.count_docs_for_mentions(rescan_all)
+    if total == 0:
+        return
+    matcher = MentionMatcher(matcher_forms(store.entity_forms()))
+    resolve_link = _link_resolver(store)
+    claims_by_doc = _claim_entities_by_doc(store)
+    batch = []
+    for done, doc in enumerate(store.docs_for_mentions(rescan_all), 1):
+        chunks = [(cid, start, text) for cid, start, text in doc["chunks"]]
+        links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
+        anchored = claims_by_doc.get(doc["id"], [])
+        found, ambiguous = find_document_mentions(
+            chunks, links, doc["body_offset"], matcher, resolve_link, {eid for eid, _, _ in anchored}
+        )
+        run.ambiguous_mentions += ambiguous
+        found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
+                  if role == "reference"]
+        batch.append((doc["id"], found))
+        if len(batch) >= BATCH_SIZE:
+            _write_mentions(store, batch)
+            batch = []
+        run.progress("mentions", done, total)
+    _write_mentions(store, batch)
+    with store.transaction():
+        store.set_meta("mentions_rescan_all", "0")
+
+
+def _write_mentions(store, batch) -> None:
+    with store.transaction():
+        for doc_id, found in batch:
+            store.replace_mentions(doc_id, found)
+
+
+def _link_resolver(store) -> Callable[[str], int | None]:
+    """Wikilink target -> entity id: by unique name/alias, else by the file stem of an entity's page."""
+    by_key: dict[str, set[int]] = {}
+    for entity_id, surface, kind in store.entity_forms():
+        if kind != "first-name":
+            by_key.setdefault(name_key(surface), set()).add(entity_id)
+    by_stem: dict[str, set[int]] = {}
+    for entity in store.list_entities():
+        if entity.page_path:
+            stem = os.path.splitext(entity.page_path.rsplit("/", 1)[-1])[0]
+            by_stem.setdefault(name_key(stem), set()).add(entity.id)
+            by_stem.setdefault(name_key(os.path.splitext(entity.page_path)[0]), set()).add(entity.id)
+
+    def resolve(target: str) -> int | None:
+        key = name_key(target.strip())
+        for table in (by_key, by_stem):
+            found = table.get(key)
+            if found and len(found) == 1:
+                return next(iter(found))
+        return None
+
+    return resolve
+
+
+def _claim_entities_by_doc(store) -> dict[int, list[tuple[int, str, str]]]:
+    """Per document: (entity id, claimed name, role) for its page entity and frontmatter references."""
+    claims = store.all_claims()
+    _, resolved = assemble_entities(claims)
+    from .entities import entity_key
+
+    ids = {rec_key: eid for rec_key, eid in store.entity_ids_by_key().items()}
+    out: dict[int, list[tuple[int, str, str]]] = {}
+    for claim in claims:
+        key = entity_key(claim.type, claim.name) if claim.role == "page" else resolved.get(
+            (claim.doc_id, claim.type, claim.name)
+        )
+        if key in ids:
+            out.setdefault(claim.doc_id, []).append((ids[key], claim.name, claim.role))
+    return out
+
+
+def finish_stage(run: IndexRun) -> None:
+    store = run.store
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with store.transaction():
+        store.refresh_entity_stats(TIER_THRESHOLDS)
+        store.record_problems(run.problems, now, clear_paths=[])
+        store.clear_problems_except({p.path for p in run.problems})
+        store.set_meta("last_indexed", now)
+        store.set_meta("last_run_seconds", f"{time.perf_counter() - run.started:.3f}")
+
+
+class Pipeline:
+    """An ordered list of named stages."""
+
+    def __init__(self, stages: list[tuple[str, Stage]]):
+        self.stages = list(stages)
+
+    @classmethod
+    def default(cls) -> "Pipeline":
+        return cls(
+            [
+                ("walk", walk_stage),
+                ("plan", plan_stage),
+                ("documents", documents_stage),
+                ("entities", entities_stage),
+                ("mentions", mentions_stage),
+                ("finish", finish_stage),
+            ]
+        )
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.stages]
+
+    def _index(self, name: str) -> int:
+        try:
+            return self.names().index(name)
+        except ValueError:
+            from .errors import InvalidInput
+
+            raise InvalidInput(f"no stage named {name!r}; stages are {', '.join(self.names())}") from None
+
+    def insert_after(self, name: str, new_name: str, stage: Stage) -> "Pipeline":
+        self.stages.insert(self._index(name) + 1, (new_name, stage))
+        return self
+
+    def insert_before(self, name: str, new_name: str, stage: Stage) -> "Pipeline":
+        self.stages.insert(self._index(name), (new_name, stage))
+        return self
+
+    def replace(self, name: str, stage: Stage) -> "Pipeline":
+        self.stages[self._index(name)] = (name, stage)
+        return self
+
+    def remove(self, name: str) -> "Pipeline":
+        del self.stages[self._index(name)]
+        return self
+
+    def run(self, run: IndexRun) -> None:
+        for _, stage in self.stages:
+            stage(run)
+
+
+def index_vault(
+    root: Path,
+    full: bool = False,
+    progress: ProgressFn | None = None,
+    pipeline: Pipeline | None = None,
+    store=None,
+) -> IndexReport:
+    """Index the vault at root (incrementally unless full) and report what happened."""
+    from .store import open_store
+
+    root = Path(root)
+    config = load_config(root)
+    own_store = store is None
+    store = store or open_store(root)
+    try:
+        with _index_lock(root):
+            run = IndexRun(root=root, config=config, store=store, full=full, progress=progress or (lambda *a: None))
+            (pipeline or Pipeline.default()).run(run)
+            stats = store.stats()
+    finally:
+        if own_store:
+            store.close()
+    return IndexReport(
+        indexed=run.indexed,
+        skipped=run.skipped,
+        removed=run.deleted,
+        moved=run.moved,
+        errors=sum(p.severity == "error" for p in run.problems),
+        warnings=sum(p.severity == "warning" for p in run.problems),
+        seconds=round(time.perf_counter() - run.started, 3),
+        chunks=stats["chunks"],
+        entities=stats["entities"],
+        mentions=stats["mentions"],
+        problems=tuple(run.problems),
+    )
+
+
+class _index_lock:
+    """An exclusive advisory lock on <vault>/.kbgraph/index.lock for the length of a run."""
+
+    def __init__(self, root: Path):
+        self.path = root / ".kbgraph" / "index.lock"
+        self.handle = None
+
+    def __enter__(self):
+        self.path.parent.mkdir(exist_ok=True)
+        self.handle = open(self.path, "a+")
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.handle.close()
+            raise IndexLocked("another `kbg index` is running on this vault; wait for it to finish") from None
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()

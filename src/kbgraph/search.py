@@ -1,0 +1,106 @@
+"""Keyword search over chunks (FTS5 BM25), safe for any text a user types.
+
+User text never reaches FTS5 syntax directly: it is tokenised here and every
+term is quoted, so quotes, AND/OR/NEAR, `*`, `-` and unbalanced parentheses are
+plain input. Supported on purpose: "exact phrases", prefix* terms and -exclusions.
+Ranking: documents containing all terms first (BM25), then, to fill the limit,
+documents containing any term. One hit per document: its best chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import InvalidInput
+from .model import SearchHit, SearchResult
+from .store.base import DocFilter
+
+MAX_TERMS = 64
+MAX_QUERY_CHARS = 10_000
+_PIECE = re.compile(r'"([^"]*)"|(-?)([\w]+)(\*?)', re.UNICODE)
+_CONNECTORS = {"AND", "OR", "NOT", "NEAR"}
+_HIGHLIGHT = re.compile("\x02(.*?)\x03", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    positives: tuple[str, ...]  # FTS5-quoted terms and phrases
+    negatives: tuple[str, ...]
+
+    def all_terms(self) -> str:
+        return self._with_negatives(" AND ".join(self.positives))
+
+    def any_term(self) -> str:
+        return self._with_negatives(" OR ".join(self.positives))
+
+    def _with_negatives(self, positive: str) -> str:
+        if not self.negatives:
+            return positive
+        return f"({positive}) NOT ({' OR '.join(self.negatives)})"
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """User text -> quoted FTS5 terms. Never raises for odd input; may return no terms."""
+    positives: list[str] = []
+    negatives: list[str] = []
+    for match in _PIECE.finditer(text[:MAX_QUERY_CHARS]):
+        phrase, minus, word, star = match.groups()
+        if phrase is not None:
+            words = re.findall(r"\w+", phrase)
+            if words:
+                positives.append('"' + " ".join(words) + '"')
+            continue
+        if word in _CONNECTORS:
+            continue
+        term = f'"{word}"' + ("*" if star else "")
+        target = negatives if minus else positives
+        if term not in target:
+            target.append(term)
+    return ParsedQuery(tuple(positives[:MAX_TERMS]), tuple(negatives[:MAX_TERMS]))
+
+
+def search(store, query: str, flt: DocFilter | None = None, limit: int = 10) -> SearchResult:
+    """The best-matching documents for query, one hit (its best chunk) per document."""
+    if not query or not query.strip():
+        raise InvalidInput("empty query: give one or more words to search for")
+    if limit < 1:
+        raise InvalidInput(f"--limit must be at least 1, got {limit}")
+    flt = flt or DocFilter()
+    parsed = parse_query(query)
+    if not parsed.positives:
+        return SearchResult(query, "", "empty", ())
+    hits: dict[int, SearchHit] = {}
+    mode = "all-terms"
+    _collect(store, parsed.all_terms(), flt, limit, hits)
+    if len(hits) < limit and len(parsed.positives) > 1:
+        before = len(hits)
+        _collect(store, parsed.any_term(), flt, limit, hits)
+        if len(hits) > before:
+            mode = "any-term" if before == 0 else "all-terms+any-term"
+    return SearchResult(query, parsed.all_terms(), mode, tuple(list(hits.values())[:limit]))
+
+
+def _collect(store, fts_query: str, flt: DocFilter, limit: int, hits: dict[int, SearchHit]) -> None:
+    # Over-fetch chunks so that several chunks of one document still leave `limit` documents.
+    rows = store.search_chunks(fts_query, flt, limit * 4 + 8)
+    for row in rows:
+        if row["id"] in hits or len(hits) >= limit:
+            continue
+        hits[row["id"]] = SearchHit(
+            doc_id=row["id"],
+            path=row["path"],
+            title=row["title"],
+            kind=row["kind"],
+            date=row["date"],
+            chunk_id=row["chunk_id"],
+            heading=row["heading"],
+            line=row["line"],
+            snippet=_markdown_highlight(row["snippet"]),
+            score=round(row["score"], 4),
+        )
+
+
+def _markdown_highlight(snippet: str) -> str:
+    text = _HIGHLIGHT.sub(lambda m: f"**{m.group(1)}**", snippet)
+    return " ".join(text.split())

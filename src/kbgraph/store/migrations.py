@@ -1,0 +1,205 @@
+"""SQLite schema as append-only migrations.
+
+Each migration is a function recorded in the `migrations` table once applied and
+never edited after release: a later change is a new function at the end.
+Owner, visibility and sensitivity exist on documents and entities from the
+start so governance can filter every read in the query.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+
+
+def m001_documents_chunks(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) STRICT;
+
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            date TEXT,
+            frontmatter TEXT NOT NULL DEFAULT '{}',
+            tags TEXT NOT NULL DEFAULT '[]',
+            content_hash TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            body_offset INTEGER NOT NULL DEFAULT 0,
+            owner TEXT,
+            visibility TEXT NOT NULL DEFAULT 'private',
+            sensitivity TEXT NOT NULL DEFAULT 'normal',
+            indexed_at TEXT NOT NULL,
+            mentions_stale INTEGER NOT NULL DEFAULT 1
+        ) STRICT;
+        CREATE INDEX documents_kind_date ON documents (kind, date);
+        CREATE INDEX documents_date ON documents (date);
+        CREATE INDEX documents_hash ON documents (content_hash);
+        CREATE INDEX documents_stale ON documents (mentions_stale) WHERE mentions_stale = 1;
+
+        CREATE TABLE document_tags (
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (doc_id, tag)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX document_tags_tag ON document_tags (tag);
+
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            heading TEXT NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            UNIQUE (doc_id, key)
+        ) STRICT;
+        CREATE INDEX chunks_doc ON chunks (doc_id, ordinal);
+
+        CREATE VIRTUAL TABLE chunk_fts USING fts5 (
+            title, heading, body, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+
+        CREATE TABLE links (
+            id INTEGER PRIMARY KEY,
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            target TEXT NOT NULL,
+            alias TEXT,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            kind TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX links_doc ON links (doc_id);
+
+        CREATE TABLE problems (
+            path TEXT PRIMARY KEY,
+            reason TEXT NOT NULL,
+            severity TEXT NOT NULL,
+            seen_at TEXT NOT NULL
+        ) STRICT;
+        """
+    )
+
+
+def m002_entities_mentions(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- What each document says exists: its own page entity, and frontmatter references.
+        CREATE TABLE entity_claims (
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            name TEXT NOT NULL,
+            aliases TEXT NOT NULL DEFAULT '[]',
+            role TEXT NOT NULL,
+            field TEXT,
+            attributes TEXT NOT NULL DEFAULT '{}',
+            PRIMARY KEY (doc_id, ordinal)
+        ) STRICT;
+
+        CREATE TABLE entities (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            name TEXT NOT NULL,
+            aliases TEXT NOT NULL DEFAULT '[]',
+            page_doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+            attributes TEXT NOT NULL DEFAULT '{}',
+            mention_count INTEGER NOT NULL DEFAULT 0,
+            doc_count INTEGER NOT NULL DEFAULT 0,
+            tier INTEGER NOT NULL DEFAULT 1,
+            status TEXT NOT NULL DEFAULT 'active',
+            merged_into INTEGER REFERENCES entities (id),
+            first_mentioned TEXT,
+            last_mentioned TEXT,
+            owner TEXT,
+            visibility TEXT NOT NULL DEFAULT 'private',
+            sensitivity TEXT NOT NULL DEFAULT 'normal',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX entities_type ON entities (type, name);
+
+        -- Every spelling that names an entity, keyed for lookup (folded, case-folded).
+        CREATE TABLE entity_names (
+            entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            PRIMARY KEY (entity_id, key, kind)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX entity_names_key ON entity_names (key);
+
+        CREATE TABLE mentions (
+            id INTEGER PRIMARY KEY,
+            entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            chunk_id INTEGER REFERENCES chunks (id) ON DELETE CASCADE,
+            start INTEGER,
+            end INTEGER,
+            surface TEXT NOT NULL,
+            kind TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX mentions_entity ON mentions (entity_id, doc_id);
+        CREATE INDEX mentions_doc ON mentions (doc_id);
+        CREATE INDEX mentions_chunk ON mentions (chunk_id);
+        """
+    )
+
+
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    """Execute statements one by one: executescript() would commit the migration's transaction."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--") and not statement.strip():
+            continue
+        statement += line
+        if sqlite3.complete_statement(statement):
+            db.execute(statement)
+            statement = ""
+    if statement.strip():
+        db.execute(statement)
+
+
+MIGRATIONS = [m001_documents_chunks, m002_entities_mentions]
+
+
+def apply_migrations(db: sqlite3.Connection) -> list[str]:
+    """Apply the migrations not yet recorded, each in its own transaction; returns their names."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    done = {row[0] for row in db.execute("SELECT name FROM migrations")}
+    known = {m.__name__ for m in MIGRATIONS}
+    if done - known:
+        from ..errors import SchemaTooNew
+
+        raise SchemaTooNew(
+            f"the index was written by a newer kbgraph (unknown migrations: {', '.join(sorted(done - known))}); "
+            "upgrade kbgraph, or delete .kbgraph/ and re-index"
+        )
+    applied = []
+    for migration in MIGRATIONS:
+        if migration.__name__ in done:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            migration(db)
+            db.execute(
+                "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
+                (migration.__name__, datetime.now(timezone.utc).isoformat(timespec="seconds")),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        applied.append(migration.__name__)
+    return applied

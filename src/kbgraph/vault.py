@@ -1,0 +1,262 @@
+"""The vault on disk: finding it, walking it, reading files, frontmatter and dated paths.
+
+Nothing here writes to the user's notes. Reading never raises for a bad file:
+it returns a Problem that names the path and the reason, so one bad note cannot
+stop an indexing run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import CONFIG_NAME, Config
+from .errors import VaultNotFound
+from .model import Problem
+
+INDEX_DIR = ".kbgraph"
+ALWAYS_IGNORED_DIRS = {INDEX_DIR, ".git", ".hg", ".svn", "node_modules", "__pycache__"}
+
+
+def find_vault(start: Path | None = None, explicit: str | os.PathLike | None = None) -> Path:
+    """The vault root: an explicit path (--vault / KBG_VAULT), else the nearest marked folder up from start."""
+    if explicit:
+        root = Path(explicit).expanduser()
+        if not root.is_dir():
+            raise VaultNotFound(f"vault {str(root)!r} is not a directory; run `kbg init {root}` to create it")
+        return root.resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file() or (folder / INDEX_DIR).is_dir():
+            return folder
+    raise VaultNotFound(
+        f"no vault at or above {here}; run `kbg init` here, or pass --vault PATH (or set KBG_VAULT)"
+    )
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str  # vault-relative, POSIX separators
+    abs_path: str
+    size: int
+    mtime: float
+
+
+def walk_vault(root: Path, config: Config) -> tuple[list[FileEntry], list[Problem]]:
+    """Every indexable file under root, sorted by path, and the problems met on the way.
+
+    Symlinked folders are followed once; a loop is reported instead of recursed into.
+    """
+    files: list[FileEntry] = []
+    problems: list[Problem] = []
+    seen_dirs: set[tuple[int, int]] = set()
+    root_str = str(root)
+
+    def visit(folder: str, rel: str) -> None:
+        try:
+            st = os.stat(folder)
+        except OSError as exc:
+            problems.append(Problem(rel or ".", f"cannot read folder: {exc.strerror}"))
+            return
+        if (st.st_dev, st.st_ino) in seen_dirs:
+            problems.append(Problem(rel, "symlink loop: folder already visited, not followed", "warning"))
+            return
+        seen_dirs.add((st.st_dev, st.st_ino))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(Problem(rel or ".", f"cannot list folder: {exc.strerror}"))
+            return
+        for entry in entries:
+            child_rel = f"{rel}/{entry.name}" if rel else entry.name
+            if entry.name.startswith(".") or entry.name in ALWAYS_IGNORED_DIRS:
+                continue
+            try:
+                is_dir = entry.is_dir()  # follows symlinks
+                is_file = not is_dir and entry.is_file()
+            except OSError as exc:
+                problems.append(Problem(child_rel, f"cannot stat: {exc.strerror}"))
+                continue
+            if is_dir:
+                if not is_ignored(child_rel, config.ignore, is_dir=True):
+                    visit(entry.path, child_rel)
+                continue
+            if not is_file:
+                if entry.is_symlink() and _has_indexable_suffix(entry.name, config):
+                    problems.append(Problem(child_rel, "broken symlink", "warning"))
+                continue
+            if not _has_indexable_suffix(entry.name, config) or is_ignored(child_rel, config.ignore):
+                continue
+            try:
+                fst = entry.stat()
+            except OSError as exc:
+                problems.append(Problem(child_rel, f"cannot stat: {exc.strerror}"))
+                continue
+            files.append(FileEntry(child_rel, entry.path, fst.st_size, fst.st_mtime))
+
+    visit(root_str, "")
+    files.sort(key=lambda f: f.path)
+    return files, problems
+
+
+def _has_indexable_suffix(name: str, config: Config) -> bool:
+    return os.path.splitext(name)[1].lower() in config.extensions
+
+
+def is_ignored(rel_path: str, patterns: tuple[str, ...], is_dir: bool = False) -> bool:
+    """Whether a vault-relative path matches an ignore pattern (gitignore-like globs)."""
+    name = rel_path.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        pat = pattern.strip().lstrip("/")
+        if not pat:
+            continue
+        if "/" not in pat.rstrip("/") and fnmatch.fnmatchcase(name, pat.rstrip("/")):
+            return True
+        if fnmatch.fnmatchcase(rel_path, pat):
+            return True
+        if is_dir and (fnmatch.fnmatchcase(rel_path + "/", pat) or fnmatch.fnmatchcase(rel_path + "/**", pat)):
+            return True
+        if rel_path.startswith(pat.rstrip("/*") + "/") and pat.rstrip("/*"):
+            return True
+    return False
+
+
+# --- reading one file ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RawFile:
+    text: str  # decoded, newlines normalised to \n
+    content_hash: str
+    size: int
+    mtime: float
+
+
+def read_file(entry: FileEntry, config: Config) -> RawFile | Problem:
+    """The file's text, or a Problem saying why it cannot be indexed."""
+    import hashlib
+
+    if entry.size > config.max_file_bytes:
+        return Problem(
+            entry.path,
+            f"too large ({entry.size / 1048576:.1f} MB > {config.max_file_bytes / 1048576:g} MB); "
+            "raise index.max_file_mb in kbgraph.toml to index it",
+        )
+    try:
+        with open(entry.abs_path, "rb") as handle:
+            data = handle.read(config.max_file_bytes + 1)
+            st = os.fstat(handle.fileno())
+    except FileNotFoundError:
+        return Problem(entry.path, "file disappeared during indexing")
+    except IsADirectoryError:
+        return Problem(entry.path, "is a directory")
+    except OSError as exc:
+        return Problem(entry.path, f"cannot read: {exc.strerror}")
+    if len(data) > config.max_file_bytes:
+        return Problem(entry.path, "too large (grew while being read); raise index.max_file_mb to index it")
+    if b"\x00" in data[:8192]:
+        return Problem(entry.path, "binary file (contains NUL bytes), not text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(entry.path, f"not valid UTF-8 (bad byte at offset {exc.start}); save it as UTF-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    return RawFile(text=text, content_hash=digest, size=len(data), mtime=st.st_mtime)
+
+
+# --- frontmatter -----------------------------------------------------------------
+
+_FM_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+
+
+class FrontmatterError(ValueError):
+    """The YAML frontmatter cannot be parsed."""
+
+
+def split_frontmatter(text: str) -> tuple[dict, int]:
+    """The frontmatter mapping and the offset where the body starts.
+
+    Raises FrontmatterError for YAML that does not parse or is not a mapping.
+    """
+    if not text.startswith("---"):
+        return {}, 0
+    first_newline = text.find("\n")
+    if first_newline < 0 or text[3:first_newline].strip():
+        return {}, 0  # "----" or "--- text" is not a frontmatter fence
+    close = _FM_CLOSE.search(text, first_newline + 1)
+    if close is None:
+        raise FrontmatterError("frontmatter opened with --- on line 1 is never closed")
+    raw = text[first_newline + 1 : close.start()]
+    body_start = close.end() + 1 if close.end() < len(text) else close.end()
+    try:
+        import yaml
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = yaml.load(raw, Loader=loader) if raw.strip() else {}
+    except Exception as exc:  # yaml raises many types; any means "unparseable"
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        problem_mark = getattr(exc, "problem_mark", None)
+        where = f" (line {problem_mark.line + 2})" if problem_mark is not None else ""
+        raise FrontmatterError(f"invalid YAML frontmatter{where}: {detail}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise FrontmatterError(f"frontmatter must be a YAML mapping, got {type(data).__name__}")
+    return {str(k): json_safe(v) for k, v in data.items()}, body_start
+
+
+def json_safe(value: object) -> object:
+    """YAML values made JSON-serialisable (dates become ISO strings)."""
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+# --- dates -----------------------------------------------------------------------
+
+_PATH_DATE = re.compile(r"(?:^|/)(\d{4})/(\d{1,2})/(\d{1,2})(?:/|$|[-_ ])")
+_NAME_DATE = re.compile(r"(?:^|[^\d])(\d{4})[-_.]?(\d{2})[-_.]?(\d{2})(?![\d])")
+
+
+def parse_date(value: object) -> str | None:
+    """An ISO date (YYYY-MM-DD) from a frontmatter value, or None."""
+    if value is None:
+        return None
+    match = re.match(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})", str(value))
+    return _valid_date(*match.groups()) if match else None
+
+
+def date_from_path(rel_path: str) -> str | None:
+    """The date in a dated path: meetings/2026/01/15/x.md or 2026-01-15-standup.md."""
+    match = _PATH_DATE.search(rel_path)
+    if match:
+        found = _valid_date(*match.groups())
+        if found:
+            return found
+    name = rel_path.rsplit("/", 1)[-1]
+    for match in _NAME_DATE.finditer(name):
+        found = _valid_date(*match.groups())
+        if found:
+            return found
+    return None
+
+
+def _valid_date(year: str, month: str, day: str) -> str | None:
+    try:
+        return dt.date(int(year), int(month), int(day)).isoformat()
+    except ValueError:
+        return None
