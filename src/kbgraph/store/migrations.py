@@ -133,8 +133,10 @@ def m002_entities_mentions(db: sqlite3.Connection) -> None:
             key TEXT NOT NULL,
             name TEXT NOT NULL,
             kind TEXT NOT NULL,
-            PRIMARY KEY (entity_id, key, kind)
-        ) STRICT, WITHOUT ROWID;
+            -- A rowid table: SQLite 3.40's integrity_check misreports NOT NULL columns
+            -- outside the key of a WITHOUT ROWID table.
+            UNIQUE (entity_id, key, kind)
+        ) STRICT;
         CREATE INDEX entity_names_key ON entity_names (key);
 
         CREATE TABLE mentions (

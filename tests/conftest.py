@@ -1,0 +1,103 @@
+"""Shared fixtures: a real copy of the bundled sample vault, and an indexed store over it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_VAULT = REPO / "examples" / "vault"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """A fresh copy of examples/vault (without any index) to index and modify."""
+    target = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, target, ignore=shutil.ignore_patterns(".kbgraph"))
+    return target
+
+
+@pytest.fixture
+def indexed(vault: Path):
+    """(vault path, open store) after a full index of the sample vault."""
+    from kbgraph.pipeline import index_vault
+    from kbgraph.store import open_store
+
+    report = index_vault(vault)
+    assert report.errors == 0, report.problems
+    store = open_store(vault)
+    yield vault, store
+    store.close()
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Hashes of every user file under root (the index folder excluded)."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if ".kbgraph" in path.parts or not path.is_file() or path.is_symlink():
+            continue
+        out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+class Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def run_kbg(*args: str, cwd: Path | None = None, env: dict | None = None, subprocess_: bool = False):
+    """Run `kbg` through its entry point, kbgraph.cli.app:main, and capture what it prints.
+
+    In-process by default (fast); subprocess_=True runs the installed console script itself.
+    KBG_VAULT from the outer environment never leaks in: only env given here applies.
+    """
+    if subprocess_:
+        return _run_subprocess(args, cwd, env)
+    import contextlib
+    import io
+
+    from kbgraph.cli import app as cli_app
+    from kbgraph.cli import output
+
+    output._console = None  # a fresh console bound to the captured stdout
+    out, err = io.StringIO(), io.StringIO()
+    saved_env = {k: os.environ.get(k) for k in ("KBG_VAULT", "COLUMNS", *(env or {}))}
+    saved_argv, saved_cwd = sys.argv, os.getcwd()
+    os.environ.pop("KBG_VAULT", None)
+    os.environ["COLUMNS"] = "200"
+    os.environ.update(env or {})
+    code = 0
+    try:
+        if cwd:
+            os.chdir(cwd)
+        sys.argv = ["kbg", *args]
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                cli_app.main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        output._console = None
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def _run_subprocess(args, cwd, env):
+    full_env = {**os.environ, "COLUMNS": "200"}
+    full_env.pop("KBG_VAULT", None)
+    full_env.update(env or {})
+    entry = Path(sys.executable).parent / "kbg"
+    command = [str(entry)] if entry.exists() else [sys.executable, "-m", "kbgraph.cli.app"]
+    return subprocess.run([*command, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=120)

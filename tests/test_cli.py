@@ -1,0 +1,210 @@
+"""End-to-end: the real `kbg` entry point on a copy of the sample vault."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+import pytest
+
+from .conftest import run_kbg
+
+
+@pytest.fixture
+def cli_vault(vault):
+    result = run_kbg("index", "--vault", str(vault))
+    assert result.returncode == 0, result.stderr
+    return vault
+
+
+def kbg_json(*args, vault=None, code=0, cwd=None, env=None):
+    extra = ("--vault", str(vault)) if vault else ()
+    result = run_kbg(*args, *extra, "--json", cwd=cwd, env=env)
+    assert result.returncode == code, (result.stdout, result.stderr)
+    return json.loads(result.stdout) if result.stdout.strip() else None
+
+
+def test_init_writes_config_and_index_folder(tmp_path):
+    target = tmp_path / "notes"
+    result = run_kbg("init", str(target))
+    assert result.returncode == 0, result.stderr
+    assert (target / "kbgraph.toml").is_file() and (target / ".kbgraph").is_dir()
+    original = (target / "kbgraph.toml").read_text()
+    assert run_kbg("init", str(target)).returncode == 0
+    assert (target / "kbgraph.toml").read_text() == original, "init never overwrites an existing config"
+
+
+def test_vault_is_found_from_a_subfolder_and_from_KBG_VAULT(cli_vault, tmp_path):
+    from_sub = kbg_json("list", cwd=cli_vault / "meetings" / "2026")
+    assert from_sub["count"] > 30
+    from_env = kbg_json("list", cwd=tmp_path, env={"KBG_VAULT": str(cli_vault)})
+    assert from_env["count"] == from_sub["count"]
+
+
+def test_installed_console_script_runs_end_to_end(vault):
+    indexed = run_kbg("index", "--vault", str(vault), subprocess_=True)
+    assert indexed.returncode == 0, indexed.stderr
+    found = run_kbg("search", "Kafka", "--vault", str(vault), "--json", subprocess_=True)
+    assert found.returncode == 0 and json.loads(found.stdout)["hits"]
+
+
+def test_no_vault_is_a_one_line_error(tmp_path):
+    result = run_kbg("search", "x", cwd=tmp_path, subprocess_=True)
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: no vault at or above") and "kbg init" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unindexed_vault_says_to_run_index(tmp_path):
+    run_kbg("init", str(tmp_path / "v"))
+    result = run_kbg("search", "x", "--vault", str(tmp_path / "v"))
+    assert result.returncode == 1 and "has not been indexed yet; run `kbg index`" in result.stderr
+
+
+def test_index_json_summary_and_status(cli_vault):
+    summary = kbg_json("index", vault=cli_vault)
+    assert summary["indexed"] == 0 and summary["skipped"] >= 36 and summary["errors"] == 0
+    status = kbg_json("index", "status", vault=cli_vault)
+    assert status["documents"] == summary["skipped"]
+    assert status["entities_by_type"]["person"] == 9
+    assert status["last_indexed"] and status["index_bytes"] > 0 and status["problems"] == []
+
+
+def test_index_human_summary_line(cli_vault):
+    result = run_kbg("index", "--full", "--vault", str(cli_vault))
+    assert result.returncode == 0
+    assert result.stdout.startswith("indexed ") and " errors 0 in " in result.stdout
+
+
+def test_search_finds_and_highlights(cli_vault):
+    data = kbg_json("search", "token rotation", vault=cli_vault)
+    assert data["mode"].startswith("all-terms") and data["count"] > 0
+    top = data["hits"][0]
+    assert {"path", "line", "title", "kind", "date", "heading", "snippet", "score", "doc_id", "chunk_id"} <= set(top)
+    assert "**" in top["snippet"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unbalanced', "(atlas", "atlas)", "AND", "NEAR(a b)", "*", "-", "a -", "OR OR", "rotation*", "'; DROP",
+     "col:umn", "^start", "{x}", "日本語", "😀"],
+)
+def test_search_is_safe_for_any_user_text(cli_vault, query):
+    result = run_kbg("search", query, "--vault", str(cli_vault), "--json")
+    assert result.returncode == 0, result.stderr
+    json.loads(result.stdout)
+
+
+def test_empty_query_is_an_error(cli_vault):
+    result = run_kbg("search", "  ", "--vault", str(cli_vault))
+    assert result.returncode == 1 and result.stderr.startswith("error: empty query")
+
+
+def test_search_filters(cli_vault):
+    meetings = kbg_json("search", "Atlas", "--type", "meeting", vault=cli_vault)
+    assert meetings["hits"] and all(h["kind"] == "meeting" for h in meetings["hits"])
+    dated = kbg_json("search", "Atlas", "--from", "2026-02", "--to", "2026-03-15", vault=cli_vault)
+    assert dated["hits"] and all("2026-02-01" <= h["date"] <= "2026-03-15" for h in dated["hits"])
+    under = kbg_json("search", "Atlas", "--path", "projects", vault=cli_vault)
+    assert under["hits"] and all(h["path"].startswith("projects/") for h in under["hits"])
+    tagged = kbg_json("search", "Atlas", "--tag", "sync", vault=cli_vault)
+    assert tagged["hits"]
+    bad = run_kbg("search", "Atlas", "--from", "March", "--vault", str(cli_vault))
+    assert bad.returncode == 1 and "--from 'March'" in bad.stderr
+
+
+def test_formats_and_fields(cli_vault):
+    out = run_kbg("list", "--type", "person", "--format", "csv", "--fields", "title,path", "--vault", str(cli_vault))
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert len(rows) == 9 and set(rows[0]) == {"title", "path"}
+    out = run_kbg("entity", "list", "--format", "jsonl", "--vault", str(cli_vault))
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(lines) == 19 and {"id", "type", "name", "aliases", "tier"} <= set(lines[0])
+    bad = run_kbg("list", "--fields", "nope", "--vault", str(cli_vault))
+    assert bad.returncode == 2 and "unknown field" in bad.stderr
+    table = run_kbg("list", "--type", "team", "--vault", str(cli_vault))
+    assert table.returncode == 0 and "teams/platform.md" in table.stdout
+
+
+def test_view_by_path_line_and_id(cli_vault):
+    by_path = kbg_json("view", "people/ana-lima.md", vault=cli_vault)
+    assert by_path["document"]["title"] == "Ana Lima" and "# Ana Lima" in by_path["text"]
+    by_id = kbg_json("view", str(by_path["document"]["id"]), vault=cli_vault)
+    assert by_id["document"]["path"] == "people/ana-lima.md"
+    second = by_path["chunks"][1]
+    by_line = kbg_json("view", f"people/ana-lima.md:{second['line'] + 1}", vault=cli_vault)
+    assert by_line["chunk"]["id"] == second["id"]
+    missing = run_kbg("view", "nope.md", "--vault", str(cli_vault))
+    assert missing.returncode == 1 and "not in the index" in missing.stderr
+    past = run_kbg("view", "people/ana-lima.md:9999", "--vault", str(cli_vault))
+    assert past.returncode == 1 and "past the end" in past.stderr
+
+
+def test_list_filters_by_kind_and_date(cli_vault):
+    data = kbg_json("list", "--type", "meeting", "--from", "2026-03-01", vault=cli_vault)
+    assert data["count"] > 0
+    assert all(d["kind"] == "meeting" and d["date"] >= "2026-03-01" for d in data["documents"])
+
+
+def test_person_find_profile_and_by_alias(cli_vault):
+    data = kbg_json("person", "find", "AJ", vault=cli_vault)
+    assert data["entity"]["name"] == "Arjun Mehta" and data["documents"] > 3
+    dates = [d["date"] for d in data["recent_documents"] if d["date"]]
+    assert dates == sorted(dates, reverse=True), "recent documents are newest first"
+    human = run_kbg("person", "find", "Ana", "--vault", str(cli_vault))
+    assert human.returncode == 0 and "Ana Lima — Engineering Manager (Platform)" in human.stdout
+
+
+def test_ambiguous_name_lists_candidates_and_exits_non_zero(cli_vault):
+    result = run_kbg("person", "find", "Sam", "--vault", str(cli_vault))
+    assert result.returncode == 1
+    assert "ambiguous: 'Sam' matches" in result.stderr
+    assert "Sam Li" in result.stderr and "Sam Ortiz" in result.stderr
+    data = kbg_json("person", "find", "Sam", vault=cli_vault, code=1)
+    assert {c["name"] for c in data["candidates"]} == {"Sam Li", "Sam Ortiz"}
+
+
+def test_unknown_name_suggests_close_spellings(cli_vault):
+    result = run_kbg("person", "find", "Arjoon Mehta", "--vault", str(cli_vault))
+    assert result.returncode == 1 and "did you mean 'Arjun Mehta'" in result.stderr
+
+
+def test_type_scoped_find(cli_vault):
+    assert kbg_json("project", "find", "Atlas", vault=cli_vault)["entity"]["name"] == "Project Atlas"
+    assert kbg_json("team", "find", "platform", vault=cli_vault)["entity"]["type"] == "team"
+    result = run_kbg("team", "find", "Ana Lima", "--vault", str(cli_vault))
+    assert result.returncode == 1 and "no team named" in result.stderr
+    assert kbg_json("entity", "find", "k8s", vault=cli_vault)["entity"]["name"] == "Kubernetes"
+
+
+def test_person_timeline_is_by_date(cli_vault):
+    data = kbg_json("person", "timeline", "Dana Kowalski", vault=cli_vault)
+    dates = [d["date"] for d in data["documents"] if d["date"]]
+    assert dates == sorted(dates) and len(dates) >= 3
+    assert data["entity"]["name"] == "Dana Kowalski"
+
+
+def test_entity_list_by_type(cli_vault):
+    data = kbg_json("entity", "list", "--type", "technology", vault=cli_vault)
+    assert {e["name"] for e in data["entities"]} == {"Kafka", "Kubernetes", "PostgreSQL"}
+
+
+def test_every_command_has_json(cli_vault):
+    from kbgraph.cli.app import app
+    import typer.main
+
+    group = typer.main.get_command(app)
+
+    def walk(command, prefix=()):
+        subs = getattr(command, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                yield from walk(sub, prefix + (name,))
+        if not subs or getattr(command, "invoke_without_command", False):
+            yield prefix, command
+
+    for path, command in walk(group):
+        options = {o for p in command.params for o in getattr(p, "opts", [])}
+        assert "--json" in options, f"kbg {' '.join(path)} lacks --json"
