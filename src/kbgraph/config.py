@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
+from .vocabulary import Vocabulary
 
 CONFIG_NAME = "kbgraph.toml"
 
@@ -97,6 +98,12 @@ max_file_mb = 10
 # Entity types beyond person, project, team, organization, technology, concept:
 # [entities]
 # types = ["customer"]
+
+# Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
+# [relations.types.advises]
+# inverse = "advised-by"
+# source = ["person"]
+# target = ["person", "project"]
 """
 
 
@@ -110,6 +117,7 @@ class Config:
     page_kinds: dict = field(default_factory=lambda: dict(DEFAULT_PAGE_KINDS))
     references: dict = field(default_factory=lambda: dict(DEFAULT_REFERENCES))
     entity_types: tuple[str, ...] = BUILTIN_ENTITY_TYPES
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
 
 
 def load_config(vault_root: Path) -> Config:
@@ -126,6 +134,7 @@ def load_config(vault_root: Path) -> Config:
 
 def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
     index = _table(raw, "index", source)
+    relation_types = _table(_table(raw, "relations", source), "types", source)
     entities = _table(raw, "entities", source)
     kinds = _table(raw, "kinds", source)
     extra_types = _str_list(entities.get("types", []), "entities.types", source)
@@ -161,6 +170,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         page_kinds=page_kinds,
         references=references,
         entity_types=entity_types,
+        vocabulary=Vocabulary.from_config(relation_types),
     )
 
 

@@ -78,12 +78,16 @@ def timeline(store, entity: Entity, limit: int | None = None) -> list[dict]:
     return store.entity_documents(entity.id, limit)
 
 
-def profile(store, entity: Entity, recent: int = 10) -> dict:
-    """What kbgraph knows of an entity: its record, page, attributes and where it is mentioned."""
+def profile(store, entity: Entity, vocabulary=None, recent: int = 10) -> dict:
+    """What kbgraph knows of an entity: its record, relations, and where it is mentioned."""
+    from .relations import relation_summary
+    from .vocabulary import Vocabulary
+
     docs = store.entity_documents(entity.id)
     dated = [d for d in docs if d["date"]]
     return {
         "entity": as_dict(entity),
+        "relations": relation_summary(store, vocabulary or Vocabulary(), entity),
         "documents": len(docs),
         "first_seen": dated[0]["date"] if dated else None,
         "last_seen": dated[-1]["date"] if dated else None,

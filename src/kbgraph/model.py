@@ -62,6 +62,18 @@ class EntityDecl:
 
 
 @dataclass(frozen=True)
+class PageRelationLine:
+    """A line of an entity page's `## Relations` section, or a list item there that is not one (problem set)."""
+
+    line: int
+    type: str
+    target: str
+    reason: str | None = None
+    valid_until: str | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     """Everything indexing learns from one file, before it touches the store."""
 
@@ -78,6 +90,7 @@ class ParsedDocument:
     chunks: tuple[Chunk, ...]
     links: tuple[Link, ...]
     entities: tuple[EntityDecl, ...]
+    relation_lines: tuple["PageRelationLine", ...] = ()
     owner: str | None = None
     visibility: str = "private"
     sensitivity: str = "normal"

@@ -9,8 +9,10 @@ import posixpath
 
 from .chunking import chunk_sections
 from .config import Config
+from .errors import InvalidInput
 from .markdown import find_links, first_h1, parse_sections
-from .model import EntityDecl, ParsedDocument
+from .model import EntityDecl, PageRelationLine, ParsedDocument
+from .relation_lines import parse_relation_lines
 from .names import as_name_list
 from .vault import RawFile, date_from_path, parse_date, split_frontmatter
 
@@ -39,6 +41,8 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
     tags = tuple(t.lstrip("#") for t in as_name_list(frontmatter.get("tags")))
     visibility = _text(frontmatter.get("visibility"))
     chunks = chunk_sections(sections, body_start, raw.text, config.chunk_chars)
+    entities = declared_entities(kind, frontmatter, h1, stem, config)
+    relation_lines = page_relations(raw.text, body_start, entities, config) if is_markdown else []
     return ParsedDocument(
         path=path,
         title=title,
@@ -52,7 +56,8 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
         body_offset=body_start,
         chunks=tuple(chunks),
         links=tuple(links),
-        entities=tuple(declared_entities(kind, frontmatter, h1, stem, config)),
+        entities=tuple(entities) + tuple(_relation_targets(relation_lines, entities, config)),
+        relation_lines=tuple(relation_lines),
         owner=_text(frontmatter.get("owner")),
         visibility=visibility if visibility in GOVERNANCE_VISIBILITY else "private",
         sensitivity=_text(frontmatter.get("sensitivity")) or "normal",
@@ -89,6 +94,36 @@ def declared_entities(
         for name in as_name_list(frontmatter.get(field_name)):
             decls.append(EntityDecl(entity_type, name, (), "reference", field_name))
     return decls
+
+
+def page_relations(text: str, body_start: int, entities: list[EntityDecl], config: Config) -> list[PageRelationLine]:
+    """The `## Relations` lines of an entity page (other documents' sections of that name are prose)."""
+    if not entities or entities[0].role != "page":
+        return []
+    lines, problems = parse_relation_lines(text, body_start)
+    out = [PageRelationLine(p.line, "", "", problem=p.message) for p in problems]
+    for line in lines:
+        problem = None
+        try:
+            config.vocabulary.normalise(line.type)
+        except InvalidInput as exc:
+            problem = str(exc)
+        if line.valid_until is not None and parse_date(line.valid_until) != line.valid_until:
+            problem = f"(until {line.valid_until}) is not a date; write YYYY-MM-DD"
+        out.append(PageRelationLine(line.line, line.type, line.target, line.reason, line.valid_until, problem))
+    return sorted(out, key=lambda r: r.line)
+
+
+def _relation_targets(lines: list[PageRelationLine], entities: list[EntityDecl], config: Config) -> list[EntityDecl]:
+    """Targets of a page's relation lines are entities too, when the vocabulary fixes their type."""
+    page_type = entities[0].type if entities else None
+    out = []
+    for line in lines:
+        if line.problem is None and page_type:
+            hint = config.vocabulary.target_type_hint(line.type, page_type)
+            if hint:
+                out.append(EntityDecl(hint, line.target, (), "relation-target", "relations"))
+    return out
 
 
 def _text(value: object) -> str | None:

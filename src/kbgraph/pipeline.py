@@ -28,7 +28,7 @@ from .model import IndexReport, Link, Mention, ParsedDocument, Problem
 from .names import name_key
 from .parse import parse_document
 from .store.base import DocState
-from .vault import FileEntry, FrontmatterError, read_file, walk_vault
+from .vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
 
 ProgressFn = Callable[[str, int, int], None]
 BATCH_SIZE = 250
@@ -42,6 +42,7 @@ class IndexRun:
     config: Config
     store: object  # a Store
     full: bool = False
+    only: set[str] | None = None  # index just these vault-relative paths (after kbgraph edits a page)
     progress: ProgressFn = lambda stage, done, total: None
     started: float = field(default_factory=time.perf_counter)
     files: list[FileEntry] = field(default_factory=list)
@@ -61,6 +62,9 @@ Stage = Callable[[IndexRun], None]
 
 
 def walk_stage(run: IndexRun) -> None:
+    if run.only is not None:
+        run.files = [entry for entry in map(lambda p: file_entry(run.root, p), sorted(run.only)) if entry]
+        return
     run.files, problems = walk_vault(run.root, run.config)
     run.problems.extend(problems)
 
@@ -78,7 +82,7 @@ def plan_stage(run: IndexRun) -> None:
             run.to_read.append((entry, state))
     problem_paths = [p.path for p in run.problems]
     for path, state in states.items():
-        if path in seen:
+        if path in seen or (run.only is not None and path not in run.only):
             continue
         # A folder we could not read this time is not a deletion.
         if any(path == p or path.startswith(p + "/") for p in problem_paths):
@@ -177,6 +181,15 @@ def entities_stage(run: IndexRun) -> None:
         store.set_meta("entities_dirty", "0")
 
 
+def relations_stage(run: IndexRun) -> None:
+    """Turn the entity pages' `## Relations` lines into relations; report lines that do not resolve."""
+    from .relations import sync_page_relations
+
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with run.store.transaction():
+        run.problems.extend(sync_page_relations(run.store, run.config.vocabulary, now))
+
+
 def _forms_fingerprint(forms: list[tuple[int, str, str]]) -> str:
     import hashlib
 
@@ -270,9 +283,20 @@ def finish_stage(run: IndexRun) -> None:
     with store.transaction():
         store.refresh_entity_stats(TIER_THRESHOLDS)
         store.record_problems(run.problems, now, clear_paths=[])
-        store.clear_problems_except({p.path for p in run.problems})
+        current = {p.path for p in run.problems}
+        if run.only is None:
+            store.clear_problems_except(current)
+        else:  # a partial run knows only about its own files (and every page line)
+            stale = [p.path for p in store.problems()
+                     if p.path not in current and (p.path in run.only or _is_line_problem(p.path))]
+            store.record_problems([], now, clear_paths=stale)
         store.set_meta("last_indexed", now)
         store.set_meta("last_run_seconds", f"{time.perf_counter() - run.started:.3f}")
+
+
+def _is_line_problem(path: str) -> bool:
+    head, _, line = path.rpartition(":")
+    return bool(head) and line.isdigit()
 
 
 class Pipeline:
@@ -289,6 +313,7 @@ class Pipeline:
                 ("plan", plan_stage),
                 ("documents", documents_stage),
                 ("entities", entities_stage),
+                ("relations", relations_stage),
                 ("mentions", mentions_stage),
                 ("finish", finish_stage),
             ]
@@ -332,6 +357,8 @@ def index_vault(
     progress: ProgressFn | None = None,
     pipeline: Pipeline | None = None,
     store=None,
+    only: set[str] | None = None,
+    lock_wait: float = 0.0,
 ) -> IndexReport:
     """Index the vault at root (incrementally unless full) and report what happened."""
     from .store import open_store
@@ -341,8 +368,9 @@ def index_vault(
     own_store = store is None
     store = store or open_store(root)
     try:
-        with _index_lock(root):
-            run = IndexRun(root=root, config=config, store=store, full=full, progress=progress or (lambda *a: None))
+        with _index_lock(root, lock_wait):
+            run = IndexRun(root=root, config=config, store=store, full=full, only=only,
+                           progress=progress or (lambda *a: None))
             (pipeline or Pipeline.default()).run(run)
             stats = store.stats()
     finally:
@@ -366,19 +394,24 @@ def index_vault(
 class _index_lock:
     """An exclusive advisory lock on <vault>/.kbgraph/index.lock for the length of a run."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, wait: float = 0.0):
         self.path = root / ".kbgraph" / "index.lock"
         self.handle = None
+        self.wait = wait
 
     def __enter__(self):
         self.path.parent.mkdir(exist_ok=True)
         self.handle = open(self.path, "a+")
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self.handle.close()
-            raise IndexLocked("another `kbg index` is running on this vault; wait for it to finish") from None
-        return self
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    self.handle.close()
+                    raise IndexLocked("another `kbg index` is running on this vault; wait for it to finish") from None
+                time.sleep(0.05)
 
     def __exit__(self, *exc):
         fcntl.flock(self.handle, fcntl.LOCK_UN)

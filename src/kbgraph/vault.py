@@ -103,6 +103,16 @@ def walk_vault(root: Path, config: Config) -> tuple[list[FileEntry], list[Proble
     return files, problems
 
 
+def file_entry(root: Path, rel_path: str) -> FileEntry | None:
+    """The FileEntry of one vault-relative path, or None if it is not a file now."""
+    path = Path(root) / rel_path
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return FileEntry(rel_path, str(path), st.st_size, st.st_mtime) if path.is_file() else None
+
+
 def _has_indexable_suffix(name: str, config: Config) -> bool:
     return os.path.splitext(name)[1].lower() in config.extensions
 

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from . import documents_cmd, entity_cmd, index_cmd
+from . import documents_cmd, entity_cmd, index_cmd, portable_cmd, relations_cmd  # noqa: F401  (registers commands)
 
 app = typer.Typer(
     name="kbg",
@@ -25,6 +25,8 @@ app.command("list")(documents_cmd.list_docs)
 app.add_typer(entity_cmd.entity_app, name="entity")
 for _type, _app in entity_cmd.typed_apps().items():
     app.add_typer(_app, name=_type)
+app.command("export")(portable_cmd.export)
+app.command("import")(portable_cmd.import_)
 
 
 def main() -> None:

@@ -42,14 +42,22 @@ def search(
         for h in result.hits
     ]
     if fmt == "table" and not fields:
-        rows = [{**r, "where": f"{r['path']}:{r['line']}", "snippet": highlight(r["snippet"])} for r in rows]
+        rows = [{**r, "where": _where(r), "snippet": highlight(r["snippet"])} for r in rows]
     empty = "no searchable words in the query" if result.mode == "empty" else f"no matches for {query!r}"
     emit_rows(
         rows, fmt, fields,
         envelope={"query": query, "mode": result.mode, "count": len(rows)}, rows_key="hits",
-        table_columns=[("where", "Where"), ("date", "Date"), ("title", "Title"), ("snippet", "Match")],
+        table_columns=[("where", "Where", {"ratio": 2, "overflow": "fold"}), ("snippet", "Match", {"ratio": 3})],
         empty_message=empty,
     )
+
+
+def _where(row: dict):
+    from rich.text import Text
+
+    where = Text(f"{row['path']}:{row['line']}", style="cyan")
+    where.append("\n" + " · ".join(x for x in (row["date"], row["title"]) if x), style="dim")
+    return where
 
 
 def view(

@@ -49,7 +49,7 @@ def _find(name: str, entity_type: str | None, vault: str | None, as_json: bool) 
 
     with open_workspace(vault) as ws:
         entity = find_entity(ws.store, name, entity_type)
-        data = profile(ws.store, entity)
+        data = profile(ws.store, entity, ws.config.vocabulary)
     if as_json:
         from .output import print_json
 
@@ -85,6 +85,11 @@ def _print_profile(data: dict) -> None:
         lines.append(f"seen: {data['first_seen']} → {data['last_seen']}")
     for line in lines:
         console.print("  " + line, highlight=False)
+    if data["relations"]:
+        console.print("[bold]Relations[/bold]")
+        for key, names in data["relations"].items():
+            label = key.replace("_", " ").capitalize()
+            console.print(f"  {escape(label)}: {escape(', '.join(names))}", highlight=False)
     render_table(
         data["recent_documents"],
         [("date", "Date"), ("title", "Title"), ("path", "Path"), ("mentions", "Mentions")],

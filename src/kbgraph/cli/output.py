@@ -50,7 +50,7 @@ def emit_rows(
     fields: str | None,
     envelope: dict,
     rows_key: str,
-    table_columns: list[tuple[str, str]],
+    table_columns: list[tuple],
     title: str | None = None,
     empty_message: str = "nothing found",
 ) -> None:
@@ -60,7 +60,7 @@ def emit_rows(
     line; csv: a header and one row per line; table: table_columns (key, header) unless
     --fields picks others.
     """
-    available = list(rows[0].keys()) if rows else [k for k, _ in table_columns]
+    available = list(rows[0].keys()) if rows else [c[0] for c in table_columns]
     selected, keys = select_fields(rows, fields, available if rows else available)
     if fmt == "json":
         print_json({**envelope, rows_key: selected})
@@ -75,7 +75,7 @@ def emit_rows(
             writer.writerow({k: _csv_value(row.get(k)) for k in keys})
         sys.stdout.write(buffer.getvalue())
     else:
-        columns = [(k, h) for k, h in table_columns] if not fields else [(k, k) for k in keys]
+        columns = table_columns if not fields else [(k, k) for k in keys]
         render_table(selected if fields else rows, columns, title, empty_message)
 
 
@@ -85,7 +85,7 @@ def _csv_value(value: object) -> object:
     return value
 
 
-def render_table(rows: list[dict], columns: list[tuple[str, str]], title: str | None, empty_message: str) -> None:
+def render_table(rows: list[dict], columns: list[tuple], title: str | None, empty_message: str) -> None:
     console = stdout_console()
     if not rows:
         console.print(f"[dim]{empty_message}[/dim]")
@@ -93,10 +93,11 @@ def render_table(rows: list[dict], columns: list[tuple[str, str]], title: str | 
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", show_lines=False, header_style="bold")
-    for _, header in columns:
-        table.add_column(header, overflow="fold")
+    for column in columns:
+        options = column[2] if len(column) > 2 else {"overflow": "fold"}
+        table.add_column(column[1], **options)
     for row in rows:
-        table.add_row(*(cell(row.get(key)) for key, _ in columns))
+        table.add_row(*(cell(row.get(column[0])) for column in columns))
     console.print(table)
 
 

@@ -170,7 +170,64 @@ def _run_script(db: sqlite3.Connection, script: str) -> None:
         db.execute(statement)
 
 
-MIGRATIONS = [m001_documents_chunks, m002_entities_mentions]
+def m003_relations(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- One row per relation, in canonical direction; inverses are computed when read.
+        -- origin 'user': asserted through kbgraph, the database is its home;
+        -- origin 'page': a line of an entity page's ## Relations section, the file is its home.
+        CREATE TABLE relations (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            target_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            reason TEXT,
+            source_doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+            source_doc_path TEXT,
+            confidence TEXT NOT NULL DEFAULT 'manual' CHECK (confidence IN ('manual', 'auto-high', 'auto-low')),
+            origin TEXT NOT NULL DEFAULT 'user' CHECK (origin IN ('user', 'page')),
+            origin_doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            valid_until TEXT,
+            strength INTEGER NOT NULL DEFAULT 1,
+            inferred INTEGER NOT NULL DEFAULT 0,
+            superseded_by INTEGER REFERENCES relations (id) ON DELETE SET NULL,
+            owner TEXT,
+            visibility TEXT NOT NULL DEFAULT 'private',
+            CHECK (source_id != target_id),
+            UNIQUE (source_id, target_id, type)
+        ) STRICT;
+        CREATE INDEX relations_target ON relations (target_id, type);
+        CREATE INDEX relations_type ON relations (type);
+        CREATE INDEX relations_origin_doc ON relations (origin_doc_id);
+
+        -- The ## Relations lines of entity pages, as parsed (resolved into relations at index time).
+        CREATE TABLE page_relation_lines (
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            line INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            target TEXT NOT NULL,
+            reason TEXT,
+            valid_until TEXT,
+            problem TEXT,
+            PRIMARY KEY (doc_id, line)
+        ) STRICT;
+
+        -- Entities a user created explicitly (relate --create): they exist without any document.
+        CREATE TABLE asserted_entities (
+            id INTEGER PRIMARY KEY,
+            type TEXT NOT NULL,
+            name TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (type, name)
+        ) STRICT;
+        """,
+    )
+
+
+MIGRATIONS = [m001_documents_chunks, m002_entities_mentions, m003_relations]
 
 
 def apply_migrations(db: sqlite3.Connection) -> list[str]:

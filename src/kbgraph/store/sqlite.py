@@ -143,12 +143,17 @@ class SqliteStore:
                 for i, e in enumerate(doc.entities)
             ],
         )
+        db.executemany(
+            "INSERT OR REPLACE INTO page_relation_lines (doc_id, line, type, target, reason, valid_until, problem)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(doc_id, r.line, r.type, r.target, r.reason, r.valid_until, r.problem) for r in doc.relation_lines],
+        )
         return doc_id
 
     def _clear_document_content(self, doc_id: int) -> None:
         db = self.db
         db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
-        for table in ("mentions", "chunks", "document_tags", "links", "entity_claims"):
+        for table in ("mentions", "chunks", "document_tags", "links", "entity_claims", "page_relation_lines"):
             db.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
 
     def touch_document(self, doc_id: int, size: int, mtime: float) -> None:
@@ -210,9 +215,14 @@ class SqliteStore:
     # --- entities ----------------------------------------------------------------
 
     def all_claims(self) -> list[EntityClaim]:
+        """Every document's claims, plus entities a user asserted and the ends of user relations (doc id 0)."""
         rows = self.db.execute(
             "SELECT c.doc_id, d.path, c.type, c.name, c.aliases, c.role, c.field, c.attributes"
-            " FROM entity_claims c JOIN documents d ON d.id = c.doc_id ORDER BY d.path, c.ordinal"
+            " FROM entity_claims c JOIN documents d ON d.id = c.doc_id"
+            " UNION ALL SELECT 0, '', type, name, '[]', 'asserted', NULL, '{}' FROM asserted_entities"
+            " UNION ALL SELECT DISTINCT 0, '', e.type, e.name, '[]', 'asserted', NULL, '{}'"
+            " FROM relations r JOIN entities e ON e.id IN (r.source_id, r.target_id) WHERE r.origin = 'user'"
+            " ORDER BY 2, 1"
         )
         return [
             EntityClaim(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6], json.loads(r[7]))
@@ -365,6 +375,122 @@ class SqliteStore:
             out.append(doc)
         return out
 
+    # --- relations ---------------------------------------------------------------
+
+    def add_asserted_entity(self, entity_type: str, name: str, now: str) -> None:
+        self.db.execute(
+            "INSERT OR IGNORE INTO asserted_entities (type, name, created_at) VALUES (?, ?, ?)", (entity_type, name, now)
+        )
+
+    def asserted_entities(self) -> list[dict]:
+        rows = self.db.execute("SELECT type, name, created_at FROM asserted_entities ORDER BY type, name")
+        return [{"type": r[0], "name": r[1], "created_at": r[2]} for r in rows]
+
+    def get_relation(self, source_id: int, target_id: int, type_name: str) -> dict | None:
+        rows = self._relation_rows("r.source_id = ? AND r.target_id = ? AND r.type = ?", [source_id, target_id, type_name])
+        return rows[0] if rows else None
+
+    def upsert_relation(self, rel: dict, now: str, bump: bool) -> dict:
+        """Create a relation, or update reason/evidence/valid_until of the existing one (bumping strength)."""
+        existing = self.get_relation(rel["source_id"], rel["target_id"], rel["type"])
+        if existing is None:
+            self.db.execute(
+                "INSERT INTO relations (source_id, target_id, type, reason, source_doc_id, source_doc_path, confidence,"
+                " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (rel["source_id"], rel["target_id"], rel["type"], rel.get("reason"), rel.get("source_doc_id"),
+                 rel.get("source_doc_path"), rel.get("confidence", "manual"), rel.get("origin", "user"),
+                 rel.get("origin_doc_id"), rel.get("created_at") or now, rel.get("updated_at") or now,
+                 rel.get("valid_until"), rel.get("strength", 1), int(rel.get("inferred", False)),
+                 rel.get("owner"), rel.get("visibility", "private")),
+            )
+        else:
+            self.db.execute(
+                "UPDATE relations SET reason = coalesce(?, reason), source_doc_id = coalesce(?, source_doc_id),"
+                " source_doc_path = coalesce(?, source_doc_path), valid_until = ?, updated_at = ?,"
+                " strength = strength + ?, origin = ?, origin_doc_id = ?, confidence = ? WHERE id = ?",
+                (rel.get("reason"), rel.get("source_doc_id"), rel.get("source_doc_path"), rel.get("valid_until"),
+                 rel.get("updated_at") or now, 1 if bump else 0, rel.get("origin", existing["origin"]),
+                 rel.get("origin_doc_id", existing["origin_doc_id"]), rel.get("confidence", existing["confidence"]),
+                 existing["id"]),
+            )
+        return self.get_relation(rel["source_id"], rel["target_id"], rel["type"])
+
+    def restore_relation(self, rel: dict) -> None:
+        """Write a relation exactly as exported (dates and strength included), replacing any current row."""
+        self.db.execute(
+            "INSERT INTO relations (source_id, target_id, type, reason, source_doc_id, source_doc_path, confidence,"
+            " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (source_id, target_id, type) DO UPDATE SET reason = excluded.reason,"
+            " source_doc_id = excluded.source_doc_id, source_doc_path = excluded.source_doc_path,"
+            " confidence = excluded.confidence, origin = excluded.origin, origin_doc_id = excluded.origin_doc_id,"
+            " created_at = excluded.created_at, updated_at = excluded.updated_at, valid_until = excluded.valid_until,"
+            " strength = excluded.strength, inferred = excluded.inferred, owner = excluded.owner,"
+            " visibility = excluded.visibility",
+            (rel["source_id"], rel["target_id"], rel["type"], rel.get("reason"), rel.get("source_doc_id"),
+             rel.get("source_doc_path"), rel.get("confidence") or "manual", rel["origin"], rel.get("origin_doc_id"),
+             rel["created_at"], rel["updated_at"], rel.get("valid_until"), int(rel.get("strength") or 1),
+             int(bool(rel.get("inferred"))), rel.get("owner"), rel.get("visibility") or "private"),
+        )
+
+    def delete_relation(self, relation_id: int) -> None:
+        self.db.execute("DELETE FROM relations WHERE id = ?", (relation_id,))
+
+    def relations_touching(self, entity_id: int) -> list[dict]:
+        return self._relation_rows("(r.source_id = ? OR r.target_id = ?)", [entity_id, entity_id])
+
+    def relations_of_type(self, type_name: str | None) -> list[dict]:
+        if type_name is None:
+            return self._relation_rows("1", [])
+        return self._relation_rows("r.type = ?", [type_name])
+
+    def page_relations(self) -> list[dict]:
+        return self._relation_rows("r.origin = 'page'", [])
+
+    def _relation_rows(self, where: str, params: list) -> list[dict]:
+        sql = (
+            "SELECT r.id, r.source_id, s.name, s.type, r.target_id, t.name, t.type, r.type, r.reason,"
+            " coalesce(sd.path, r.source_doc_path), r.confidence, r.origin, r.origin_doc_id, od.path,"
+            " r.created_at, r.updated_at, r.valid_until, r.strength, r.inferred, r.owner, r.visibility"
+            " FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+            " LEFT JOIN documents sd ON sd.id = r.source_doc_id LEFT JOIN documents od ON od.id = r.origin_doc_id"
+            f" WHERE {where} ORDER BY r.type, s.name, t.name"
+        )
+        keys = ("id", "source_id", "source", "source_type", "target_id", "target", "target_type", "type", "reason",
+                "source_doc", "confidence", "origin", "origin_doc_id", "origin_doc", "created_at", "updated_at",
+                "valid_until", "strength", "inferred", "owner", "visibility")
+        return [dict(zip(keys, row)) for row in self.db.execute(sql, params)]
+
+    def page_relation_lines(self) -> list[dict]:
+        rows = self.db.execute(
+            "SELECT l.doc_id, d.path, l.line, l.type, l.target, l.reason, l.valid_until, l.problem"
+            " FROM page_relation_lines l JOIN documents d ON d.id = l.doc_id ORDER BY d.path, l.line"
+        )
+        keys = ("doc_id", "path", "line", "type", "target", "reason", "valid_until", "problem")
+        return [dict(zip(keys, r)) for r in rows]
+
+    def page_entity_ids(self) -> dict[int, tuple[int, str, str]]:
+        """Document id -> (entity id, name, type) of the entity whose page it is."""
+        rows = self.db.execute("SELECT page_doc_id, id, name, type FROM entities WHERE page_doc_id IS NOT NULL")
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def entity_activity(self) -> list[dict]:
+        """Per entity: when it was last updated and last mentioned (document date, else file time)."""
+        # "Updated" is an edit a person made: the entity page's own date or file time, or a
+        # relation they asserted; not the index rebuilding the row.
+        rows = self.db.execute(
+            "SELECT e.id, e.type, e.name, e.mention_count,"
+            " (SELECT max(coalesce(d.date, date(d.mtime, 'unixepoch'))) FROM mentions m"
+            "  JOIN documents d ON d.id = m.doc_id WHERE m.entity_id = e.id AND m.doc_id IS NOT e.page_doc_id),"
+            " max(coalesce(p.frontmatter ->> 'updated', p.date, date(p.mtime, 'unixepoch'), ''),"
+            "     coalesce((SELECT max(substr(r.updated_at, 1, 10)) FROM relations r WHERE r.origin = 'user'"
+            "               AND e.id IN (r.source_id, r.target_id)), ''))"
+            " FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id ORDER BY e.type, e.name"
+        )
+        keys = ("id", "type", "name", "mention_count", "last_mentioned", "last_updated")
+        return [{**dict(zip(keys, r)), "last_updated": r[5] or None} for r in rows]
+
     # --- problems and status -----------------------------------------------------
 
     def record_problems(self, problems: list[Problem], seen_at: str, clear_paths: list[str]) -> None:
@@ -393,6 +519,7 @@ class SqliteStore:
             "chunks": one("SELECT count(*) FROM chunks"),
             "entities": one("SELECT count(*) FROM entities"),
             "mentions": one("SELECT count(*) FROM mentions"),
+            "relations": one("SELECT count(*) FROM relations"),
             "links": one("SELECT count(*) FROM links"),
             "bytes_indexed": one("SELECT coalesce(sum(size), 0) FROM documents"),
             "documents_by_kind": kinds,

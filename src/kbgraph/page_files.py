@@ -1,0 +1,85 @@
+"""Editing a user's page file: minimal, atomic, serialised between processes.
+
+The only place kbgraph writes into the user's notes. A write replaces the file
+atomically (temporary file in the same folder, then rename), keeps the file's
+permissions and line endings, and never touches the frontmatter.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .errors import InvalidInput, StoreError
+from .vault import FrontmatterError, split_frontmatter
+
+LOCK_WAIT_SECONDS = 30.0
+
+
+@contextmanager
+def write_lock(root: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """A vault-wide lock for read-modify-write of pages together with the matching database change."""
+    path = Path(root) / ".kbgraph" / "write.lock"
+    path.parent.mkdir(exist_ok=True)
+    with open(path, "a+") as handle:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreError("another kbgraph process is writing to this vault; try again") from None
+                time.sleep(0.02)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> bool:
+    """Apply change(text, body_offset) -> new text to a page; returns whether the file changed."""
+    path = Path(root) / rel_path
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StoreError(f"cannot read {rel_path}: {exc.strerror}; nothing was changed") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{rel_path} is not valid UTF-8; kbgraph will not edit it (nothing was changed)") from None
+    bom = text.startswith("\ufeff")
+    text = text[1:] if bom else text
+    crlf = "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    try:
+        _, body_offset = split_frontmatter(text)
+    except FrontmatterError as exc:
+        raise InvalidInput(f"{rel_path}: {exc}; fix it before kbgraph edits the page (nothing was changed)") from None
+    new_text = change(text, body_offset)
+    if new_text == text:
+        return False
+    if crlf:
+        new_text = new_text.replace("\n", "\r\n")
+    _atomic_write(path, (("\ufeff" if bom else "") + new_text).encode("utf-8"))
+    return True
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.kbg-tmp")
+    try:
+        mode = path.stat().st_mode & 0o7777
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {path.name}: {exc.strerror}; the page was not changed") from exc

@@ -1,0 +1,158 @@
+"""`kbg export` / `kbg import`: everything a user asserted, in a file, restorable into a fresh vault.
+
+The index itself is rebuilt from the notes; what cannot be rebuilt from them (relations
+asserted for entities without a page, entities created with --create, evidence, dates,
+strength) is what an export must carry. Import validates the whole file before it
+writes anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .entities import entity_key
+from .errors import InvalidInput
+from .model import as_dict
+from .relations import now_iso, parse_valid_until
+
+FORMAT = "kbgraph-export"
+VERSION = 1
+_RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origin_doc", "created_at", "updated_at",
+                  "valid_until", "strength", "inferred", "owner", "visibility")
+
+
+def export_data(store) -> dict:
+    relations = [
+        {"source": {"type": r["source_type"], "name": r["source"]},
+         "target": {"type": r["target_type"], "name": r["target"]},
+         **{k: (bool(r[k]) if k == "inferred" else r[k]) for k in _RELATION_KEYS}}
+        for r in store.relations_of_type(None)
+    ]
+    entities = [
+        {k: v for k, v in as_dict(e).items() if k in ("type", "name", "aliases", "page_path", "attributes", "status")}
+        for e in store.list_entities()
+    ]
+    return {
+        "format": FORMAT, "version": VERSION, "exported_at": now_iso(),
+        "entities": entities, "asserted_entities": store.asserted_entities(), "relations": relations,
+    }
+
+
+def to_jsonl(data: dict) -> str:
+    lines = [json.dumps({"record": "header", "format": data["format"], "version": data["version"],
+                         "exported_at": data["exported_at"]}, ensure_ascii=False)]
+    for kind, key in (("entity", "entities"), ("asserted_entity", "asserted_entities"), ("relation", "relations")):
+        lines += [json.dumps({"record": kind, **item}, ensure_ascii=False) for item in data[key]]
+    return "\n".join(lines) + "\n"
+
+
+def load_export(text: str) -> dict:
+    """An export from its JSON or JSONL text; a clear error for anything else."""
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidInput("the import file is empty")
+    try:
+        if stripped.startswith("{") and "\n{" not in stripped:
+            data = json.loads(stripped)
+        else:
+            data = _from_jsonl(stripped)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"not a kbgraph export: invalid JSON at line {exc.lineno} ({exc.msg})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InvalidInput("not a kbgraph export (no \"format\": \"kbgraph-export\" header)")
+    if data.get("version") != VERSION:
+        raise InvalidInput(f"export version {data.get('version')!r} is not supported (this kbgraph reads {VERSION})")
+    return data
+
+
+def _from_jsonl(text: str) -> dict:
+    data = {"entities": [], "asserted_entities": [], "relations": []}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise json.JSONDecodeError(exc.msg, exc.doc, exc.pos) from None
+        kind = record.pop("record", None) if isinstance(record, dict) else None
+        if kind == "header":
+            data.update(record)
+        elif kind in ("entity", "asserted_entity", "relation"):
+            data[{"entity": "entities", "asserted_entity": "asserted_entities", "relation": "relations"}[kind]].append(record)
+        else:
+            raise InvalidInput(f"line {number}: unknown record {kind!r}")
+    return data
+
+
+def import_data(ws, data: dict) -> dict:
+    """Restore asserted entities and relations into ws; returns counts. All-or-nothing validation first."""
+    store, vocab = ws.store, ws.config.vocabulary
+    relations = [_valid_relation(i, r, vocab, ws.config.entity_types) for i, r in enumerate(data.get("relations", []))]
+    asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
+    now = now_iso()
+    with store.transaction():
+        for item in asserted:
+            store.add_asserted_entity(item["type"], item["name"], item.get("created_at") or now)
+    _rebuild_entities(ws)
+    ids = store.entity_ids_by_key()
+    missing = {(end["type"], end["name"]) for r in relations for end in (r["source"], r["target"])
+               if entity_key(end["type"], end["name"]) not in ids}
+    if missing:
+        with store.transaction():
+            for entity_type, name in sorted(missing):
+                store.add_asserted_entity(entity_type, name, now)
+        _rebuild_entities(ws)
+        ids = store.entity_ids_by_key()
+    with store.transaction():
+        for r in relations:
+            source_id = ids[entity_key(r["source"]["type"], r["source"]["name"])]
+            target_id = ids[entity_key(r["target"]["type"], r["target"]["name"])]
+            current = store.get_relation(source_id, target_id, r["type"])
+            from_page = current is not None and current["origin"] == "page"
+            source_doc = store.get_document(path=r["source_doc"]) if r.get("source_doc") else None
+            store.restore_relation({
+                **{k: r.get(k) for k in _RELATION_KEYS},
+                "created_at": r.get("created_at") or now, "updated_at": r.get("updated_at") or now,
+                "source_id": source_id, "target_id": target_id,
+                "source_doc_id": source_doc and source_doc["id"], "source_doc_path": r.get("source_doc"),
+                # A relation is a page's only if this vault's page says it; otherwise the database keeps it.
+                "origin": "page" if from_page else "user",
+                "origin_doc_id": current["origin_doc_id"] if from_page else None,
+            })
+    return {"asserted_entities": len(asserted), "relations": len(relations), "created_entities": len(missing)}
+
+
+def _rebuild_entities(ws) -> None:
+    from .pipeline import index_vault
+
+    with ws.store.transaction():
+        ws.store.set_meta("entities_dirty", "1")
+    index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
+
+
+def _valid_entity(index: int, item: object, entity_types) -> dict:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
+        raise InvalidInput(f"asserted entity #{index + 1}: needs a non-empty name")
+    if item.get("type") not in entity_types:
+        raise InvalidInput(f"asserted entity #{index + 1} ({item['name']!r}): unknown entity type {item.get('type')!r}")
+    return item
+
+
+def _valid_relation(index: int, item: object, vocab, entity_types) -> dict:
+    where = f"relation #{index + 1}"
+    if not isinstance(item, dict):
+        raise InvalidInput(f"{where}: not an object")
+    for end in ("source", "target"):
+        if not isinstance(item.get(end), dict):
+            raise InvalidInput(f"{where}: {end} must be an object with type and name")
+        _valid_entity(index, item[end], entity_types)
+    normal = vocab.normalise(str(item.get("type")))
+    if normal.swapped or normal.type.name != item["type"]:
+        raise InvalidInput(f"{where}: type {item['type']!r} is not canonical (exports store {normal.type.name!r})")
+    if item.get("confidence", "manual") not in ("manual", "auto-high", "auto-low"):
+        raise InvalidInput(f"{where}: confidence {item.get('confidence')!r} is not manual, auto-high or auto-low")
+    parse_valid_until(item.get("valid_until"))
+    if item["source"] == item["target"]:
+        raise InvalidInput(f"{where}: relates {item['source']['name']!r} to itself")
+    return item

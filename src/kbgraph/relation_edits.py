@@ -1,0 +1,126 @@
+"""Asserting and retracting relations: `kbg entity relate` / `unrelate` as library calls.
+
+Order of writes, for durability: the page line first (the file is the relation's
+home), then the database row, then a re-index of that one page. A crash after
+the first step loses nothing: the next index reads the line back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import InvalidInput, NotFound
+from .lookup import find_entity
+from .model import Entity
+from .page_files import edit_page, write_lock
+from .relation_lines import format_line, remove_lines, safe_target, upsert_line
+from .relations import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
+
+
+def relate(
+    ws,
+    source_name: str,
+    type_name: str,
+    target_name: str,
+    reason: str | None = None,
+    source_doc: str | None = None,
+    valid_until: str | None = None,
+    create_type: str | None = None,
+) -> dict:
+    """Create (or re-assert) source --type--> target; returns the relation as seen from the source."""
+    store, vocab = ws.store, ws.config.vocabulary
+    normal = vocab.normalise(type_name)
+    reason = " ".join(reason.split()) if reason else None
+    if normal.type.requires_reason and not reason:
+        raise InvalidInput(f"{normal.type.name} relations need --reason: it is their label")
+    until = parse_valid_until(valid_until)
+    source = find_entity(store, source_name)
+    target = _target(ws, target_name, create_type)
+    rtype, src, tgt = canonical(vocab, source, type_name, target)
+    evidence = _source_doc(store, source_doc)
+    with write_lock(ws.root):
+        mirror = source if rtype.symmetric else src
+        other = tgt if mirror.id == src.id else src
+        origin, origin_doc_id = "user", None
+        if mirror.page_path and safe_target(other.name):
+            line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until)
+            matches = line_matcher(vocab, mirror, rtype, src, tgt)
+            edit_page(ws.root, mirror.page_path, lambda text, off: upsert_line(text, off, line, matches))
+            origin, origin_doc_id = "page", store.get_document(path=mirror.page_path)["id"]
+        with store.transaction():
+            row = store.upsert_relation(
+                {"source_id": src.id, "target_id": tgt.id, "type": rtype.name, "reason": reason,
+                 "source_doc_id": evidence and evidence["id"], "source_doc_path": evidence and evidence["path"],
+                 "valid_until": until, "origin": origin, "origin_doc_id": origin_doc_id, "confidence": "manual"},
+                now_iso(), bump=True,
+            )
+        if origin == "page":
+            _reindex(ws, mirror.page_path)
+            row = store.get_relation(src.id, tgt.id, rtype.name) or row
+    _, data = view_row(row, vocab, src.id, today_iso())
+    return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
+            "mirrored_to": mirror.page_path if origin == "page" else None}
+
+
+def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
+    """Remove source --type--> target (from its page line too); a missing relation is an error."""
+    store, vocab = ws.store, ws.config.vocabulary
+    source = find_entity(store, source_name)
+    target = find_entity(store, target_name)
+    rtype, src, tgt = canonical(vocab, source, type_name, target)
+    with write_lock(ws.root):
+        row = store.get_relation(src.id, tgt.id, rtype.name)
+        if row is None:
+            raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}; "
+                           f"`kbg entity relations {src.name!r}` lists what exists")
+        page_path = row["origin_doc"] if row["origin"] == "page" else None
+        if page_path:
+            page_entity = _page_entity(store, row["origin_doc_id"])
+            if page_entity is not None:
+                matches = line_matcher(vocab, page_entity, rtype, src, tgt)
+                edit_page(ws.root, page_path, lambda text, off: remove_lines(text, off, matches)[0])
+        with store.transaction():
+            store.delete_relation(row["id"])
+        if page_path:
+            _reindex(ws, page_path)
+    return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
+
+
+def _target(ws, name: str, create_type: str | None) -> Entity:
+    try:
+        return find_entity(ws.store, name)
+    except NotFound:
+        if not create_type:
+            raise
+    if create_type not in ws.config.entity_types:
+        raise InvalidInput(f"--create {create_type!r} is not an entity type; use one of {', '.join(ws.config.entity_types)}")
+    name = " ".join(name.split())
+    if not name or len(name) > 500:
+        raise InvalidInput("--target must be a name of 1 to 500 characters")
+    with ws.store.transaction():
+        ws.store.add_asserted_entity(create_type, name, now_iso())
+        ws.store.set_meta("entities_dirty", "1")
+    from .pipeline import index_vault
+
+    index_vault(ws.root, store=ws.store, only=set(), lock_wait=30)
+    return find_entity(ws.store, name, create_type)
+
+
+def _source_doc(store, path: str | None) -> dict | None:
+    if path is None:
+        return None
+    doc = store.get_document(path=path.removeprefix("./"))
+    if doc is None:
+        raise NotFound(f"--source-doc {path!r} is not in the index; give a vault-relative path (`kbg list`)")
+    return doc
+
+
+def _page_entity(store, doc_id: int) -> Entity | None:
+    found = store.page_entity_ids().get(doc_id)
+    return store.get_entity(found[0]) if found else None
+
+
+def _reindex(ws, rel_path: str) -> None:
+    from .pipeline import index_vault
+
+    index_vault(Path(ws.root), store=ws.store, only={rel_path}, lock_wait=30)

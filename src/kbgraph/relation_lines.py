@@ -1,0 +1,176 @@
+"""The `## Relations` section of an entity page: reading its lines and editing them minimally.
+
+A relation line reads `- reports-to [[Ben Okafor]] — reason (until 2026-06-30)`.
+Edits touch only the lines they add, replace or remove: the frontmatter, prose
+and every other section stay byte-for-byte as they were. Pure functions over
+strings, so round trips are easy to test.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .markdown import parse_sections
+
+_LINE = re.compile(
+    r"^[ \t]*[-*+][ \t]+(?P<type>[A-Za-z][\w-]*)[ \t]+\[\[(?P<target>[^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]"
+    r"(?P<rest>.*)$"
+)
+_UNTIL = re.compile(r"\s*\(until[ \t]+(?P<date>[^)]*)\)\s*$")
+_REASON_SEP = re.compile(r"^\s*(?:—|–|--|-|:)\s*")
+_LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+\S")
+SECTION_TITLE = "Relations"
+
+
+@dataclass(frozen=True)
+class RelationLine:
+    type: str
+    target: str
+    reason: str | None
+    valid_until: str | None  # as written; validated by the caller
+    line: int  # 1-based line in the whole file
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    line: int
+    message: str
+
+
+def format_line(type_name: str, target: str, reason: str | None, valid_until: str | None) -> str:
+    text = f"- {type_name} [[{target}]]"
+    if reason:
+        text += f" — {' '.join(reason.split())}"
+    if valid_until:
+        text += f" (until {valid_until})"
+    return text
+
+
+def safe_target(name: str) -> bool:
+    """Whether a name can stand inside [[...]] and read back unchanged."""
+    return bool(name.strip()) and not re.search(r"[\[\]|#\n]", name)
+
+
+def _relations_ranges(body: str) -> list[tuple[int, int, int]]:
+    """(heading start, content start, end) of each level-2 `## Relations` section in body."""
+    sections, _ = parse_sections(body)
+    out = []
+    for section in sections:
+        if section.level == 2 and section.heading_path[-1].strip().lower() == SECTION_TITLE.lower():
+            heading_end = body.find("\n", section.start)
+            content_start = section.end if heading_end < 0 or heading_end >= section.end else heading_end + 1
+            out.append((section.start, content_start, section.end))
+    return out
+
+
+def parse_relation_lines(text: str, body_offset: int) -> tuple[list[RelationLine], list[LineProblem]]:
+    """Relation lines in the `## Relations` sections of a page, and list items there that are not one."""
+    body = text[body_offset:]
+    first_line = text.count("\n", 0, body_offset) + 1
+    lines, problems = [], []
+    for _, content_start, end in _relations_ranges(body):
+        line_no = first_line + body.count("\n", 0, content_start)
+        for raw in body[content_start:end].split("\n"):
+            match = _LINE.match(raw)
+            if match:
+                rest = match.group("rest")
+                until = _UNTIL.search(rest)
+                if until:
+                    rest = rest[: until.start()]
+                reason = _REASON_SEP.sub("", rest, count=1).strip() or None
+                lines.append(RelationLine(match.group("type"), match.group("target").strip(), reason,
+                                          until.group("date").strip() if until else None, line_no))
+            elif _LIST_ITEM.match(raw):
+                problems.append(LineProblem(line_no, f"not a relation line: {raw.strip()[:80]!r}; expected "
+                                                     "`- TYPE [[Target]] — reason (until YYYY-MM-DD)`"))
+            line_no += 1
+    return lines, problems
+
+
+def upsert_line(text: str, body_offset: int, new_line: str, matches: Callable[[RelationLine], bool]) -> str:
+    """text with new_line replacing the first relation line that matches, or appended to `## Relations`.
+
+    A page without the section gets one at its end.
+    """
+    body = text[body_offset:]
+    ranges = _relations_ranges(body)
+    for _, content_start, end in ranges:
+        start = content_start
+        for raw in body[content_start:end].split("\n"):
+            parsed = _LINE.match(raw)
+            if parsed and matches(_as_line(parsed)):
+                return text[: body_offset + start] + new_line + text[body_offset + start + len(raw):]
+            start += len(raw) + 1
+    if ranges:
+        _, content_start, end = ranges[0]
+        section = body[content_start:end]
+        last_item_end = _last_item_end(section)
+        if last_item_end is not None:
+            at = body_offset + content_start + last_item_end
+            return text[:at] + "\n" + new_line + text[at:]
+        stripped = section.rstrip("\n")
+        trailing = section[len(stripped):]
+        if stripped:  # prose but no list yet: the list goes after it
+            replacement = stripped + "\n\n" + new_line + (trailing or "\n")
+        else:
+            heading_has_newline = body[:content_start].endswith("\n")
+            replacement = ("\n" if heading_has_newline else "\n\n") + new_line + "\n" + trailing[1:]
+        at = body_offset + content_start
+        return text[:at] + replacement + text[at + len(section):]
+    if text and not text.endswith("\n"):
+        text += "\n"
+    separator = "\n" if text else ""  # always one blank line, so that removal can take exactly it back
+    return text + separator + f"## {SECTION_TITLE}\n\n" + new_line + "\n"
+
+
+def remove_lines(text: str, body_offset: int, matches: Callable[[RelationLine], bool]) -> tuple[str, int]:
+    """text without the relation lines that match, and how many were removed.
+
+    A `## Relations` section left with nothing in it is removed too, with the blank
+    line before it, so that removing what upsert_line added restores the page.
+    """
+    body = text[body_offset:]
+    removed = 0
+    for heading_start, content_start, end in reversed(_relations_ranges(body)):
+        kept: list[str] = []
+        raws = body[content_start:end].split("\n")
+        dropped = 0
+        for index, raw in enumerate(raws):
+            parsed = _LINE.match(raw)
+            if not (parsed and matches(_as_line(parsed))):
+                kept.append(raw)
+                continue
+            dropped += 1
+            rest_blank = all(not r.strip() for r in raws[index + 1:])
+            if rest_blank and kept and not kept[-1].strip() and any(k.strip() for k in kept):
+                kept.pop()  # the blank line that separated this line from prose above it
+        if not dropped:
+            continue
+        removed += dropped
+        content = "\n".join(kept)
+        if content.strip():
+            body = body[:content_start] + content + body[end:]
+            continue
+        # Nothing left: drop the heading too, and (at the end of the page) the blank line before it.
+        start = heading_start
+        before = text[:body_offset] + body[:heading_start]
+        if not body[end:] and (before.endswith("\n\n") or body[:heading_start] == "\n"):
+            start -= 1
+        body = body[:start] + body[end:]
+    return text[:body_offset] + body, removed
+
+
+def _as_line(match: re.Match) -> RelationLine:
+    return RelationLine(match.group("type"), match.group("target").strip(), None, None, 0)
+
+
+def _last_item_end(section: str) -> int | None:
+    """Offset just past the last list item line of a section, or None."""
+    offset, last = 0, None
+    for raw in section.split("\n"):
+        if _LIST_ITEM.match(raw):
+            last = offset + len(raw)
+        offset += len(raw) + 1
+    return last

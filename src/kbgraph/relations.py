@@ -1,0 +1,217 @@
+"""Typed relations between entities: create, remove, read (with inverses), expiry, and page sync.
+
+A relation the user asserts is stored once, in canonical direction. When its
+source entity has a page, it is also mirrored there as a `## Relations` line,
+and that line becomes the relation's home: indexing reads page lines back, so
+editing or deleting a line in any editor changes the relation on the next index.
+Relations of entities without a page live in the database (origin 'user').
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Iterable
+
+from .errors import InvalidInput, NotFound
+from .lookup import find_entity
+from .model import Entity, Problem
+from .names import name_key
+from .vocabulary import RelationType, Vocabulary
+
+RELATION_FIELDS = ("type", "reason", "since", "valid_until", "confidence", "source_doc", "strength", "expired")
+
+
+def today_iso() -> str:
+    return dt.date.today().isoformat()
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def is_active(row: dict, today: str) -> bool:
+    return row["valid_until"] is None or row["valid_until"] >= today
+
+
+def parse_valid_until(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        raise InvalidInput(f"--valid-until {value!r}: use a real date as YYYY-MM-DD") from None
+
+
+def canonical(vocab: Vocabulary, source: Entity, type_name: str, target: Entity) -> tuple[RelationType, Entity, Entity]:
+    """The relation in canonical direction, checked against the vocabulary; refuses self-relations."""
+    normal = vocab.normalise(type_name)
+    src, tgt = (target, source) if normal.swapped else (source, target)
+    if src.id == tgt.id:
+        raise InvalidInput(f"{source.name!r} cannot be related to itself")
+    for entity in (src, tgt):
+        if entity.status != "active":
+            raise InvalidInput(f"{entity.name!r} was merged into another entity; relate that one instead")
+    vocab.check_pair(normal.type, (src.name, src.type), (tgt.name, tgt.type))
+    if normal.type.symmetric and src.id > tgt.id:
+        src, tgt = tgt, src  # one row for both directions
+    return normal.type, src, tgt
+
+
+def view_row(row: dict, vocab: Vocabulary, entity_id: int, today: str) -> tuple[str, dict]:
+    """("relations" | "inverse_relations", the row as seen from entity_id)."""
+    rtype = vocab.types.get(row["type"])
+    symmetric = bool(rtype and rtype.symmetric)
+    outgoing = row["source_id"] == entity_id
+    other = row["target"] if outgoing else row["source"]
+    data = {
+        "type": vocab.label(row["type"], outgoing or symmetric),
+        ("target" if outgoing or symmetric else "source"): other,
+        "reason": row["reason"],
+        "since": (row["created_at"] or "")[:10] or None,
+        "valid_until": row["valid_until"],
+        "confidence": row["confidence"],
+        "source_doc": row["source_doc"],
+        "strength": row["strength"],
+        "expired": not is_active(row, today),
+    }
+    return ("relations" if outgoing or symmetric else "inverse_relations"), data
+
+
+def entity_relations(
+    store, vocab: Vocabulary, entity: Entity, type_name: str | None = None, include_expired: bool = False,
+    today: str | None = None,
+) -> dict:
+    """An entity's relations and inverse relations, optionally of one type (either direction's name)."""
+    today = today or today_iso()
+    wanted = _wanted_label(vocab, type_name)
+    out = {"entity": entity.name, "entity_id": entity.id, "entity_type": entity.type,
+           "relations": [], "inverse_relations": []}
+    for row in store.relations_touching(entity.id):
+        if not include_expired and not is_active(row, today):
+            continue
+        side, data = view_row(row, vocab, entity.id, today)
+        if wanted and data["type"] not in wanted:
+            continue
+        out[side].append(data)
+    return out
+
+
+def _wanted_label(vocab: Vocabulary, type_name: str | None) -> set[str] | None:
+    if not type_name:
+        return None
+    normal = vocab.normalise(type_name)
+    rtype = normal.type
+    if rtype.symmetric:
+        return {rtype.name}
+    return {rtype.inverse} if normal.swapped else {rtype.name}
+
+
+def relations_of_type(store, vocab: Vocabulary, type_name: str, include_expired: bool = False,
+                      today: str | None = None) -> list[dict]:
+    """Every relation of a type across the graph, read in the direction the type was named."""
+    today = today or today_iso()
+    normal = vocab.normalise(type_name)
+    out = []
+    for row in store.relations_of_type(normal.type.name):
+        if not include_expired and not is_active(row, today):
+            continue
+        source, target = (row["target"], row["source"]) if normal.swapped else (row["source"], row["target"])
+        out.append({
+            "source": source, "type": type_name.strip().lower() if normal.swapped else normal.type.name,
+            "target": target, "reason": row["reason"], "since": (row["created_at"] or "")[:10] or None,
+            "valid_until": row["valid_until"], "confidence": row["confidence"], "source_doc": row["source_doc"],
+            "strength": row["strength"], "expired": not is_active(row, today),
+        })
+    return out
+
+
+def relation_summary(store, vocab: Vocabulary, entity: Entity, today: str | None = None) -> dict[str, list[str]]:
+    """Active relations grouped by how they read from the entity: {"reports_to": [...], "manages": [...]}."""
+    data = entity_relations(store, vocab, entity, today=today)
+    summary: dict[str, list[str]] = {}
+    for item in data["relations"] + data["inverse_relations"]:
+        other = item.get("target") or item.get("source")
+        summary.setdefault(item["type"].replace("-", "_"), []).append(other)
+    return {k: sorted(set(v)) for k, v in sorted(summary.items())}
+
+
+# --- page lines -> relations (an indexing stage) -----------------------------------
+
+
+def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
+    """Make origin-'page' relations equal to what the pages' `## Relations` lines say; report bad lines."""
+    pages = store.page_entity_ids()
+    desired: dict[tuple[int, int, str], dict] = {}
+    problems: list[Problem] = []
+    for line in store.page_relation_lines():
+        where = f"{line['path']}:{line['line']}"
+        if line["problem"]:
+            problems.append(Problem(where, line["problem"], "warning"))
+            continue
+        page = pages.get(line["doc_id"])
+        if page is None:
+            continue
+        try:
+            key, fields = _line_relation(store, vocab, page, line)
+        except (InvalidInput, NotFound) as exc:
+            problems.append(Problem(where, str(exc), "warning"))
+            continue
+        desired.setdefault(key, fields)
+    existing = {(r["source_id"], r["target_id"], r["type"]): r for r in store.page_relations()}
+    for key, row in existing.items():
+        if key not in desired:
+            store.delete_relation(row["id"])
+    for key, fields in desired.items():
+        current = existing.get(key) or store.get_relation(*key)
+        unchanged = current is not None and current["origin"] == "page" and all(
+            current[k] == fields[k] for k in ("reason", "valid_until", "origin_doc_id"))
+        if not unchanged:
+            store.upsert_relation({"source_id": key[0], "target_id": key[1], "type": key[2], **fields}, now,
+                                  bump=False)
+    return problems
+
+
+def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: dict):
+    from .errors import Ambiguous
+
+    page_entity = store.get_entity(page[0])
+    normal = vocab.normalise(line["type"])
+    hint = vocab.target_type_hint(line["type"], page_entity.type)
+    try:
+        other = find_entity(store, line["target"], hint)
+    except Ambiguous as exc:
+        raise InvalidInput(f"{exc}; write the full name in [[...]]") from None
+    rtype, src, tgt = canonical(vocab, page_entity, line["type"], other)
+    del normal
+    return (src.id, tgt.id, rtype.name), {
+        "reason": line["reason"], "valid_until": line["valid_until"], "origin": "page",
+        "origin_doc_id": line["doc_id"], "source_doc_id": line["doc_id"], "confidence": "manual",
+    }
+
+
+def line_matcher(vocab: Vocabulary, page_entity: Entity, rtype: RelationType, src: Entity, tgt: Entity):
+    """A predicate for the page line (in page_entity's page) that states this relation."""
+    other = tgt if page_entity.id == src.id else src
+    keys = {name_key(other.name), *(name_key(a) for a in other.aliases)}
+
+    def matches(line) -> bool:
+        try:
+            normal = vocab.normalise(line.type)
+        except InvalidInput:
+            return False
+        if normal.type.name != rtype.name or name_key(line.target) not in keys:
+            return False
+        if rtype.symmetric:
+            return True
+        page_is_source = not normal.swapped
+        return page_is_source == (page_entity.id == src.id)
+
+    return matches
+
+
+def display_line_type(rtype: RelationType, page_is_source: bool) -> str:
+    return rtype.name if page_is_source or rtype.symmetric else (rtype.inverse or rtype.name)
+
+
+def group_names(items: Iterable[dict]) -> list[str]:
+    return sorted({i.get("target") or i.get("source") for i in items})

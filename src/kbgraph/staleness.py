@@ -1,0 +1,50 @@
+"""What has gone quiet: entities neither updated nor mentioned lately, and relations worth a second look."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from .errors import InvalidInput
+from .relations import is_active, today_iso
+
+QUIET_RELATION_DAYS = 60
+
+
+def stale_report(store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
+                 today: str | None = None) -> dict:
+    if days < 0:
+        raise InvalidInput(f"--days must be 0 or more, got {days}")
+    today = today or today_iso()
+    cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=days)).isoformat()
+    activity = {row["id"]: row for row in store.entity_activity()}
+    entities = []
+    for row in activity.values():
+        if entity_type and row["type"] != entity_type:
+            continue
+        last = max(filter(None, (row["last_mentioned"], row["last_updated"])), default=None)
+        if last is None or last < cutoff:
+            entities.append({**row, "last_activity": last})
+    result = {"today": today, "days": days, "cutoff": cutoff, "entities": entities}
+    if include_relations:
+        result["relations"] = _stale_relations(store, activity, today)
+    return result
+
+
+def _stale_relations(store, activity: dict, today: str) -> list[dict]:
+    quiet_cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=QUIET_RELATION_DAYS)).isoformat()
+    out = []
+    for row in store.relations_of_type(None):
+        reasons = []
+        if not is_active(row, today):
+            reasons.append(f"expired on {row['valid_until']}")
+        ends = [activity.get(row["source_id"], {}).get("last_mentioned"),
+                activity.get(row["target_id"], {}).get("last_mentioned")]
+        if all(last is None or last < quiet_cutoff for last in ends):
+            reasons.append(f"neither end mentioned in {QUIET_RELATION_DAYS}+ days")
+        if row["confidence"] != "manual":
+            reasons.append(f"extracted ({row['confidence']}), never confirmed")
+        if reasons:
+            out.append({"source": row["source"], "type": row["type"], "target": row["target"],
+                        "valid_until": row["valid_until"], "confidence": row["confidence"],
+                        "why": "; ".join(reasons)})
+    return out

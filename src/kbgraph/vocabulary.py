@@ -1,0 +1,148 @@
+"""The relation vocabulary: types, their inverses, symmetry and the entity-type pairs they allow.
+
+Pure data and functions. Input in the inverse direction is normalised to the
+canonical one ("Ben manages Ana" is stored as Ana --reports-to--> Ben), so the
+store holds one row per relation and inverses are computed when read.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from .errors import ConfigError, InvalidInput
+
+ANY = "*"
+
+
+@dataclass(frozen=True)
+class RelationType:
+    name: str
+    inverse: str | None  # None for symmetric types
+    pairs: tuple[tuple[str, str], ...]  # allowed (source type, target type); "*" matches any
+    symmetric: bool = False
+    requires_reason: bool = False
+
+    def allows(self, source_type: str, target_type: str) -> bool:
+        return any(s in (ANY, source_type) and t in (ANY, target_type) for s, t in self.pairs)
+
+    def pairs_text(self) -> str:
+        return ", ".join(f"{'any' if s == ANY else s} → {'any' if t == ANY else t}" for s, t in self.pairs)
+
+
+def _t(name, inverse, pairs, symmetric=False, requires_reason=False) -> RelationType:
+    return RelationType(name, inverse, tuple(pairs), symmetric, requires_reason)
+
+
+_PP = [("person", "person")]
+_PROJ = [("person", "project")]
+_ANY = [(ANY, ANY)]
+_WORK = [("project", "project"), ("project", "technology"), ("technology", "technology"),
+         ("technology", "project"), ("team", "project"), ("team", "technology")]
+
+SEED_TYPES = (
+    _t("reports-to", "manages", _PP),
+    _t("collaborates-with", None, _PP, symmetric=True),
+    _t("mentors", "mentored-by", _PP),
+    _t("delegates-to", "delegated-from", _PP),
+    _t("leads", "led-by", _PROJ + [("person", "team")]),
+    _t("contributes-to", "contributor", _PROJ),
+    _t("sponsors", "sponsored-by", _PROJ),
+    _t("reviews", "reviewed-by", _PROJ),
+    _t("member-of", "has-member", [("person", "team")]),
+    _t("depends-on", "depended-on-by", _WORK),
+    _t("blocks", "blocked-by", [("project", "project")]),
+    _t("related-to", None, [("project", "project")], symmetric=True),
+    _t("uses", "used-by", _ANY),
+    _t("replaces", "replaced-by", _ANY),
+    _t("works-with", None, _ANY, symmetric=True),
+    _t("part-of", "has-part", _ANY),
+    _t("informs", "informed-by", _ANY),
+    _t("evaluates", "evaluated-by", _ANY),
+    _t("superseded-by", "supersedes", _ANY),
+    _t("custom", None, _ANY, symmetric=True, requires_reason=True),
+)
+
+
+@dataclass(frozen=True)
+class Normalised:
+    """A relation in canonical direction: (source, type, target) with source/target swapped if needed."""
+
+    type: RelationType
+    swapped: bool
+
+
+class Vocabulary:
+    def __init__(self, types: tuple[RelationType, ...] = SEED_TYPES):
+        self.types = {t.name: t for t in types}
+        self._inverse_of = {t.inverse: t for t in types if t.inverse}
+        clash = set(self.types) & set(self._inverse_of)
+        if clash:
+            raise ConfigError(f"relation type names used both as a type and an inverse: {', '.join(sorted(clash))}")
+
+    @classmethod
+    def from_config(cls, extra: dict) -> "Vocabulary":
+        """The seed vocabulary plus [relations.types.NAME] tables from kbgraph.toml."""
+        types = list(SEED_TYPES)
+        known = {t.name for t in types} | {t.inverse for t in types if t.inverse}
+        for name, spec in extra.items():
+            if name in known:
+                raise ConfigError(f"kbgraph.toml: relation type {name!r} already exists")
+            if not isinstance(spec, dict):
+                raise ConfigError(f"kbgraph.toml: [relations.types.{name}] must be a table")
+            symmetric = bool(spec.get("symmetric", False))
+            inverse = spec.get("inverse")
+            if not symmetric and not inverse:
+                raise ConfigError(f"kbgraph.toml: relation type {name!r} needs an inverse (or symmetric = true)")
+            sources = spec.get("source", [ANY])
+            targets = spec.get("target", [ANY])
+            for key, value in (("source", sources), ("target", targets)):
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ConfigError(f"kbgraph.toml: relations.types.{name}.{key} must be a list of entity types")
+            pairs = [(s, t) for s in sources for t in targets]
+            types.append(_t(name, None if symmetric else inverse, pairs, symmetric, bool(spec.get("requires_reason"))))
+            known |= {name, inverse}
+        return cls(tuple(types))
+
+    def names(self) -> list[str]:
+        return sorted(set(self.types) | set(self._inverse_of))
+
+    def normalise(self, type_name: str) -> Normalised:
+        """The canonical type for a name given in either direction; unknown names suggest close ones."""
+        key = (type_name or "").strip().lower().replace("_", "-").replace(" ", "-")
+        if key in self.types:
+            return Normalised(self.types[key], False)
+        if key in self._inverse_of:
+            return Normalised(self._inverse_of[key], True)
+        close = difflib.get_close_matches(key, self.names(), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; known types: {', '.join(self.names())}"
+        raise InvalidInput(f"unknown relation type {type_name!r}{hint}")
+
+    def label(self, type_name: str, outgoing: bool) -> str:
+        """The type as read from one end: the canonical name from the source, the inverse from the target."""
+        rtype = self.types.get(type_name)
+        if rtype is None or outgoing or rtype.symmetric:
+            return type_name
+        return rtype.inverse or type_name
+
+    def check_pair(self, rtype: RelationType, source: tuple[str, str], target: tuple[str, str]) -> None:
+        """Refuse a type not allowed between the two entities' types, naming the allowed pairs."""
+        (source_name, source_type), (target_name, target_type) = source, target
+        if not rtype.allows(source_type, target_type):
+            raise InvalidInput(
+                f"{rtype.name} is not allowed from {source_type} {source_name!r} to {target_type} {target_name!r}; "
+                f"{rtype.name} links {rtype.pairs_text()}"
+            )
+
+    def target_type_hint(self, type_name: str, source_type: str) -> str | None:
+        """The only entity type the other end of a line can have, if the vocabulary fixes it."""
+        try:
+            normal = self.normalise(type_name)
+        except InvalidInput:
+            return None
+        pairs = normal.type.pairs
+        if normal.swapped:
+            options = {s for s, t in pairs if t in (ANY, source_type)}
+        else:
+            options = {t for s, t in pairs if s in (ANY, source_type)}
+        return next(iter(options)) if len(options) == 1 and ANY not in options else None

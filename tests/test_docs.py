@@ -1,0 +1,184 @@
+"""The docs keep up with the code: the CLI reference is generated and current, and every JSON key is documented."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+
+import pytest
+
+from .conftest import REPO, SAMPLE_VAULT, run_kbg
+
+DOCS = REPO / "docs"
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_cli_reference", REPO / "tools" / "gen_cli_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- docs/cli.md -------------------------------------------------------------------
+
+
+def test_cli_reference_is_up_to_date():
+    expected = _generator().render()
+    current = (DOCS / "cli.md").read_text(encoding="utf-8") if (DOCS / "cli.md").exists() else ""
+    assert current == expected, "docs/cli.md is out of date: run `python tools/gen_cli_reference.py`"
+
+
+def test_every_command_has_a_heading_in_cli_reference():
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^## (kbg\b.*?)\s*$", text, re.MULTILINE))
+    paths = _generator().command_paths()
+    assert {"kbg index", "kbg index status", "kbg person find", "kbg team timeline"} <= set(paths)
+    missing = [p for p in paths if p not in headings]
+    assert not missing, f"undocumented commands {missing}: run `python tools/gen_cli_reference.py`"
+
+
+# --- docs/json.md ------------------------------------------------------------------
+
+_HEADING = re.compile(r"^(#{2,3}) (.+?)\s*$", re.MULTILINE)
+_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|([^|]*)\|", re.MULTILINE)
+_LINK = re.compile(r"\]\(#([\w-]+)\)")
+_EXTENDS = re.compile(r"All keys of an? \[[^\]]*\]\(#([\w-]+)\)")
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _json_doc_sections() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """anchor -> {documented key: its type cell}; and heading -> anchor for every ## / ### section."""
+    text = (DOCS / "json.md").read_text(encoding="utf-8")
+    matches = list(_HEADING.finditer(text))
+    bodies, anchors = {}, {}
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        anchor = _anchor(match.group(2))
+        anchors[match.group(2)] = anchor
+        bodies[anchor] = text[match.end():end]
+    schemas: dict[str, dict[str, str]] = {}
+
+    def schema(anchor: str, seen=()) -> dict[str, str]:
+        if anchor in schemas:
+            return schemas[anchor]
+        assert anchor in bodies, f"docs/json.md links to #{anchor}, which is not a heading"
+        assert anchor not in seen, f"docs/json.md: #{anchor} extends itself"
+        keys: dict[str, str] = {}
+        for base in _EXTENDS.findall(bodies[anchor]):
+            keys.update(schema(base, (*seen, anchor)))
+        keys.update({key: kind.strip() for key, kind in _ROW.findall(bodies[anchor])})
+        schemas[anchor] = keys
+        return keys
+
+    return {a: schema(a) for a in bodies}, anchors
+
+
+def _section_for(command: str, anchors: dict[str, str]) -> str:
+    """The ## section whose heading names the command, e.g. "kbg entity find, kbg person find, ..."."""
+    for heading, anchor in anchors.items():
+        if command in [part.strip() for part in heading.split(",")]:
+            return anchor
+    raise AssertionError(f"docs/json.md has no section for `{command} --json` (a heading naming {command!r})")
+
+
+def _check(value, anchor: str, schemas, where: str, missing: list[str], used: set[tuple[str, str]]) -> None:
+    """Record every key of value (a JSON object described by section anchor) that the section does not list."""
+    documented = schemas[anchor]
+    for key, child in value.items():
+        path = f"{where}.{key}" if where else key
+        if key not in documented:
+            missing.append(f"{path} (not in #{anchor})")
+            continue
+        used.add((anchor, key))
+        kind = documented[key]
+        items = child if isinstance(child, list) else [child]
+        objects = [item for item in items if isinstance(item, dict)]
+        if not objects or "map" in kind:
+            continue  # scalars, lists of scalars, and maps whose keys are data (frontmatter, counts)
+        links = _LINK.findall(kind)
+        if not links:
+            missing.append(f"{path} (an object, but its type in #{anchor} links to no shape)")
+            continue
+        suffix = "[]" if isinstance(child, list) else ""
+        for obj in objects:
+            _check(obj, links[0], schemas, path + suffix, missing, used)
+
+
+@pytest.fixture(scope="module")
+def json_outputs(tmp_path_factory):
+    """(command, parsed JSON) for every command that prints JSON, on an indexed copy of the sample vault.
+
+    Built once for the module (the same copy the `vault` fixture makes). A broken and an empty
+    note make `kbg index` report problems, so their shape is checked too.
+    """
+    tmp_path = tmp_path_factory.mktemp("docs")
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault, ignore=shutil.ignore_patterns(".kbgraph"))
+    (vault / "notes" / "broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
+    (vault / "notes" / "empty.md").write_text("", encoding="utf-8")
+    v = ("--vault", str(vault))
+    runs = [
+        ("kbg index", ("index", *v, "--json"), 3),
+        ("kbg index status", ("index", "status", *v, "--json"), 0),
+        ("kbg search", ("search", "kafka", *v, "--json"), 0),
+        ("kbg search", ("search", "key rotation", *v, "--format", "json"), 0),
+        ("kbg list", ("list", *v, "--json"), 0),
+        ("kbg view", ("view", "people/sam-li.md", *v, "--json"), 0),
+        ("kbg view", ("view", "people/sam-li.md:14", *v, "--json"), 0),
+        ("kbg entity list", ("entity", "list", *v, "--json"), 0),
+        ("kbg entity find", ("entity", "find", "k8s", *v, "--json"), 0),
+        ("kbg person find", ("person", "find", "Sam Li", *v, "--json"), 0),
+        ("kbg person timeline", ("person", "timeline", "Sam Li", *v, "--json"), 0),
+        ("kbg entity timeline", ("entity", "timeline", "Kafka", *v, "--json"), 0),
+        ("kbg init", ("init", str(tmp_path / "new-vault"), "--json"), 0),
+        ("Errors", ("person", "find", "Sam", *v, "--json"), 1),
+        ("Errors", ("view", "999", *v, "--json"), 1),
+    ]
+    out = []
+    for command, args, code in runs:
+        result = run_kbg(*args)
+        assert result.returncode == code, (args, result.returncode, result.stderr)
+        out.append((command, json.loads(result.stdout)))
+    for line in run_kbg("search", "kafka", *v, "--format", "jsonl").stdout.splitlines():
+        out.append(("#search-hit", json.loads(line)))
+    return out
+
+
+def test_every_json_key_is_documented(json_outputs):
+    schemas, anchors = _json_doc_sections()
+    missing: list[str] = []
+    for command, data in json_outputs:
+        anchor = command[1:] if command.startswith("#") else _section_for(command, anchors)
+        problems: list[str] = []
+        _check(data, anchor, schemas, "", problems, set())
+        missing += [f"{command}: {p}" for p in problems]
+    assert not missing, "JSON keys missing from docs/json.md:\n  " + "\n  ".join(sorted(set(missing)))
+
+
+def test_no_documented_json_key_is_stale(json_outputs):
+    """Every key the command sections document (and the shapes they use) is printed by some command."""
+    schemas, anchors = _json_doc_sections()
+    used: set[tuple[str, str]] = set()
+    checked: set[str] = set()
+    for command, data in json_outputs:
+        anchor = command[1:] if command.startswith("#") else _section_for(command, anchors)
+        checked.add(anchor)
+        _check(data, anchor, schemas, "", [], used)
+    reachable, todo = set(), list(checked)
+    while todo:
+        anchor = todo.pop()
+        if anchor in reachable:
+            continue
+        reachable.add(anchor)
+        todo += [link for kind in schemas[anchor].values() for link in _LINK.findall(kind)]
+    documented = {(a, k) for a in reachable for k in schemas[a]}
+    # A shape's inherited keys are "used" when seen through any shape that includes them.
+    used_keys = {k for _, k in used}
+    stale = sorted(f"#{a}: {k}" for a, k in documented - used if k not in used_keys)
+    assert not stale, "docs/json.md documents keys no command prints:\n  " + "\n  ".join(stale)

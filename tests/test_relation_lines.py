@@ -1,0 +1,124 @@
+"""`## Relations` lines: parsing, and edits that touch nothing else in the page (round trips)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from kbgraph.relation_lines import format_line, parse_relation_lines, remove_lines, upsert_line
+from kbgraph.vault import split_frontmatter
+
+PAGE = """---
+type: person
+name: Ana Lima
+aliases: [Ana]
+---
+# Ana Lima
+
+Prose about Ana, with a [[Project Atlas]] link.
+
+## Relations
+
+- leads [[Project Atlas]] — since January
+- member-of [[Platform]]
+
+## Notes
+
+More prose.
+"""
+
+
+def _offset(text):
+    return split_frontmatter(text)[1]
+
+
+def _is(type_name, target):
+    return lambda line: line.type == type_name and line.target == target
+
+
+def test_lines_parse_with_reason_and_until():
+    lines, problems = parse_relation_lines(
+        "## Relations\n\n- reports-to [[Ben Okafor]] — since the reorg (until 2026-06-30)\n"
+        "- uses [[Kafka|the bus]]\n* manages [[Dana]]: interim\n", 0)
+    assert problems == []
+    assert [(l.type, l.target, l.reason, l.valid_until, l.line) for l in lines] == [
+        ("reports-to", "Ben Okafor", "since the reorg", "2026-06-30", 3),
+        ("uses", "Kafka", None, None, 4),
+        ("manages", "Dana", "interim", None, 5),
+    ]
+
+
+def test_malformed_list_items_are_problems_with_their_line_and_the_rest_still_parses():
+    text = "# X\n\n## Relations\n\n- reports to Ben\n- leads [[Atlas]]\nplain prose is fine\n"
+    lines, problems = parse_relation_lines(text, 0)
+    assert [l.target for l in lines] == ["Atlas"]
+    assert [(p.line, p.message.split(":")[0]) for p in problems] == [(5, "not a relation line")]
+
+
+def test_only_level_two_relations_sections_count():
+    text = "# X\n\n### Relations\n\n- leads [[Atlas]]\n\n## Other\n\n- leads [[Beacon]]\n"
+    assert parse_relation_lines(text, 0) == ([], [])
+
+
+def test_line_numbers_count_the_frontmatter():
+    lines, _ = parse_relation_lines(PAGE, _offset(PAGE))
+    assert [l.line for l in lines] == [12, 13]
+    assert PAGE.splitlines()[11].startswith("- leads")
+
+
+def test_adding_to_an_existing_section_touches_nothing_else():
+    new = upsert_line(PAGE, _offset(PAGE), format_line("reports-to", "Ben Okafor", None, None), _is("reports-to", "Ben Okafor"))
+    assert new == PAGE.replace("- member-of [[Platform]]\n", "- member-of [[Platform]]\n- reports-to [[Ben Okafor]]\n")
+    restored, removed = remove_lines(new, _offset(new), _is("reports-to", "Ben Okafor"))
+    assert (restored, removed) == (PAGE, 1)
+
+
+def test_updating_a_line_replaces_it_in_place():
+    new = upsert_line(PAGE, _offset(PAGE), format_line("leads", "Project Atlas", "co-lead now", "2027-01-31"),
+                      _is("leads", "Project Atlas"))
+    assert new == PAGE.replace("- leads [[Project Atlas]] — since January",
+                               "- leads [[Project Atlas]] — co-lead now (until 2027-01-31)")
+
+
+def test_frontmatter_stays_valid_yaml_and_identical():
+    import yaml
+
+    new = upsert_line(PAGE, _offset(PAGE), format_line("mentors", "Dana", "weekly", None), _is("mentors", "Dana"))
+    assert new.split("---")[1] == PAGE.split("---")[1]
+    assert yaml.safe_load(new.split("---")[1])["name"] == "Ana Lima"
+
+
+def test_crlf_and_missing_section_pages():
+    text = "# Kafka\n\nOur message bus.\n"
+    added = upsert_line(text, 0, "- uses [[Zookeeper]]", _is("uses", "Zookeeper"))
+    assert added == "# Kafka\n\nOur message bus.\n\n## Relations\n\n- uses [[Zookeeper]]\n"
+    assert remove_lines(added, 0, _is("uses", "Zookeeper"))[0] == text
+
+
+_prose = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r#[]-*+`~"), max_size=200)
+
+
+@settings(max_examples=150, deadline=None)
+@given(prose=_prose, heading=st.booleans(), with_frontmatter=st.booleans())
+def test_add_then_remove_restores_any_page_ending_in_a_newline(prose, heading, with_frontmatter):
+    body = ("# Title\n\n" if heading else "") + prose
+    if not body.endswith("\n"):
+        body += "\n"
+    text = ("---\ntitle: T\n---\n" if with_frontmatter else "") + body
+    offset = _offset(text)
+    line = format_line("uses", "Kafka", "because", None)
+    added = upsert_line(text, offset, line, _is("uses", "Kafka"))
+    parsed, _ = parse_relation_lines(added, offset)
+    assert [(l.type, l.target, l.reason) for l in parsed][-1] == ("uses", "Kafka", "because")
+    assert added.startswith(text.rstrip("\n"))
+    restored, removed = remove_lines(added, offset, _is("uses", "Kafka"))
+    assert removed == 1 and restored == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(reason=st.text(max_size=60).filter(lambda r: "(until" not in r and not r.rstrip().endswith(")")),
+       until=st.one_of(st.none(), st.dates().map(lambda d: d.isoformat())))
+def test_any_reason_round_trips_through_a_line(reason, until):
+    line = format_line("reports-to", "Ben Okafor", reason, until)
+    (parsed,), problems = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
+    assert problems == []
+    assert (parsed.reason, parsed.valid_until) == (" ".join(reason.split()) or None, until)

@@ -1,0 +1,283 @@
+"""Typed relations end to end: relate/unrelate/relations through the CLI, the page mirror, expiry, staleness."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from kbgraph.pipeline import index_vault
+
+from .conftest import run_kbg, tree_digest
+
+
+@pytest.fixture
+def rvault(vault):
+    assert run_kbg("index", "--vault", str(vault)).returncode == 0
+    return vault
+
+
+def kbg(vault, *args, code=0):
+    result = run_kbg(*args, "--vault", str(vault), "--json")
+    assert result.returncode == code, (result.stdout, result.stderr)
+    return json.loads(result.stdout) if result.stdout.strip() else None
+
+
+def kbg_error(vault, *args) -> str:
+    result = run_kbg(*args, "--vault", str(vault))
+    assert result.returncode != 0, result.stdout
+    assert "Traceback" not in result.stderr
+    return result.stderr
+
+
+def test_inverse_input_is_stored_canonically_and_read_both_ways(rvault):
+    made = kbg(rvault, "entity", "relate", "Ben", "--type", "manages", "--target", "Ana", "--reason", "org chart")
+    assert (made["source"], made["type"], made["target"]) == ("Ana Lima", "reports-to", "Ben Okafor")
+    ana = kbg(rvault, "entity", "relations", "Ana Lima")
+    assert ana["entity"] == "Ana Lima"
+    (rel,) = ana["relations"]
+    assert {k: rel[k] for k in ("type", "target", "reason", "valid_until", "confidence", "source_doc")} == {
+        "type": "reports-to", "target": "Ben Okafor", "reason": "org chart", "valid_until": None,
+        "confidence": "manual", "source_doc": None}
+    assert rel["since"] == time.strftime("%Y-%m-%d")
+    ben = kbg(rvault, "entity", "relations", "Ben Okafor")
+    assert [(r["type"], r["source"]) for r in ben["inverse_relations"]] == [("manages", "Ana Lima")]
+
+
+def test_relate_mirrors_one_line_into_the_source_page_and_nothing_else(rvault):
+    page = rvault / "people/dana-kowalski.md"
+    before = page.read_text()
+    others = {k: v for k, v in tree_digest(rvault).items() if k != "people/dana-kowalski.md"}
+    kbg(rvault, "entity", "relate", "Dana Kowalski", "--type", "reports-to", "--target", "Ana Lima",
+        "--reason", "SRE on Platform", "--valid-until", "2027-06-30")
+    after = page.read_text()
+    assert after.startswith(before.rstrip("\n"))
+    assert after[len(before.rstrip("\n")):] == (
+        "\n\n## Relations\n\n- reports-to [[Ana Lima]] — SRE on Platform (until 2027-06-30)\n")
+    assert yaml.safe_load(after.split("---")[1])["name"] == "Dana Kowalski"
+    assert {k: v for k, v in tree_digest(rvault).items() if k != "people/dana-kowalski.md"} == others
+    status = kbg(rvault, "index", "status")
+    assert status["problems"] == [] and status["relations"] == 1
+
+
+def test_relating_again_updates_and_strengthens(rvault):
+    kbg(rvault, "entity", "relate", "Arjun", "--type", "leads", "--target", "Auth Service")
+    again = kbg(rvault, "entity", "relate", "AJ", "--type", "leads", "--target", "authsvc", "--reason", "rewrite",
+                "--source-doc", "meetings/2026/03/02/auth-service-launch-review.md")
+    assert again["strength"] == 2 and again["reason"] == "rewrite"
+    assert again["source_doc"] == "meetings/2026/03/02/auth-service-launch-review.md"
+    text = (rvault / "people/arjun-mehta.md").read_text()
+    assert text.count("- leads [[Auth Service]]") == 1 and "- leads [[Auth Service]] — rewrite" in text
+
+
+def test_editing_the_page_in_an_editor_adds_and_removes_relations(rvault):
+    page = rvault / "projects/project-atlas.md"
+    page.write_text(page.read_text() + "\n## Relations\n\n- depends-on [[Auth Service]] — tokens\n- blocks [[Checkout Revamp]]\n")
+    index_vault(rvault)
+    rels = kbg(rvault, "entity", "relations", "Atlas")["relations"]
+    assert {(r["type"], r["target"]) for r in rels} == {("depends-on", "Auth Service"), ("blocks", "Checkout Revamp")}
+    blocked = kbg(rvault, "entity", "relations", "Checkout Revamp")["inverse_relations"]
+    assert [(r["type"], r["source"]) for r in blocked] == [("blocked-by", "Project Atlas")]
+    page.write_text(page.read_text().replace("- blocks [[Checkout Revamp]]\n", ""))
+    index_vault(rvault)
+    rels = kbg(rvault, "entity", "relations", "Atlas")["relations"]
+    assert [(r["type"], r["target"]) for r in rels] == [("depends-on", "Auth Service")]
+
+
+def test_a_malformed_relations_line_is_reported_with_file_and_line(rvault):
+    page = rvault / "tech/kafka.md"
+    lines = page.read_text().rstrip("\n").split("\n")
+    page.write_text("\n".join(lines) + "\n\n## Relations\n\n- uses [[Kubernetes]]\n- depends on zookeeper\n"
+                    "- frobnicates [[PostgreSQL]]\n- uses [[Nobody Known]]\n")
+    report = index_vault(rvault)
+    problems = {p.path: p.reason for p in report.problems}
+    base = len(lines) + 3
+    assert problems[f"tech/kafka.md:{base + 2}"].startswith("not a relation line")
+    assert "unknown relation type 'frobnicates'" in problems[f"tech/kafka.md:{base + 3}"]
+    assert "no entity named 'Nobody Known'" in problems[f"tech/kafka.md:{base + 4}"]
+    assert report.errors == 0, "a bad line is a warning: the page itself is indexed"
+    assert [r["target"] for r in kbg(rvault, "entity", "relations", "Kafka")["relations"]] == ["Kubernetes"]
+    assert kbg(rvault, "search", "Kafka", "--path", "tech")["hits"], "the rest of the page is still searchable"
+
+
+def test_relation_line_targets_of_a_fixed_type_become_entities(rvault):
+    page = rvault / "people/ben-okafor.md"
+    page.write_text(page.read_text() + "\n## Relations\n\n- mentors [[Priya Raman]]\n")
+    index_vault(rvault)
+    assert kbg(rvault, "person", "find", "Priya Raman")["relations"] == {"mentored_by": ["Ben Okafor"]}
+
+
+def test_expired_relations_are_hidden_unless_asked_for(rvault):
+    kbg(rvault, "entity", "relate", "Sam Li", "--type", "reports-to", "--target", "Chen Wei", "--valid-until", "2020-01-01")
+    kbg(rvault, "entity", "relate", "Sam Li", "--type", "member-of", "--target", "Data")
+    active = kbg(rvault, "entity", "relations", "Sam Li")["relations"]
+    assert [r["type"] for r in active] == ["member-of"]
+    everything = kbg(rvault, "entity", "relations", "Sam Li", "--include-expired")["relations"]
+    expired = [r for r in everything if r["expired"]]
+    assert [(r["type"], r["valid_until"]) for r in expired] == [("reports-to", "2020-01-01")]
+    assert kbg(rvault, "person", "find", "Sam Li")["relations"] == {"member_of": ["Data"]}
+    stale = kbg(rvault, "entity", "stale", "--include-relations")
+    assert any(r["target"] == "Chen Wei" and "expired on 2020-01-01" in r["why"] for r in stale["relations"])
+
+
+def test_every_relation_of_a_type_across_the_graph(rvault):
+    kbg(rvault, "entity", "relate", "Ana", "--type", "reports-to", "--target", "Ben")
+    kbg(rvault, "entity", "relate", "Chen Wei", "--type", "reports-to", "--target", "Ben")
+    rows = kbg(rvault, "entity", "relations", "--type", "reports-to")["relations"]
+    assert [(r["source"], r["target"]) for r in rows] == [("Ana Lima", "Ben Okafor"), ("Chen Wei", "Ben Okafor")]
+    managers = kbg(rvault, "entity", "relations", "--type", "manages")["relations"]
+    assert {(r["source"], r["type"], r["target"]) for r in managers} == {
+        ("Ben Okafor", "manages", "Ana Lima"), ("Ben Okafor", "manages", "Chen Wei")}
+    who = kbg(rvault, "entity", "relations", "Ben", "--type", "manages")
+    assert sorted(r["source"] for r in who["inverse_relations"]) == ["Ana Lima", "Chen Wei"]
+
+
+def test_profile_has_a_relations_section(rvault):
+    kbg(rvault, "entity", "relate", "Ana", "--type", "reports-to", "--target", "Ben")
+    kbg(rvault, "entity", "relate", "Dana", "--type", "reports-to", "--target", "Ana")
+    kbg(rvault, "entity", "relate", "Arjun", "--type", "manages", "--target", "Ana", code=0)
+    kbg(rvault, "entity", "unrelate", "Arjun", "--type", "manages", "--target", "Ana")
+    kbg(rvault, "entity", "relate", "Ana", "--type", "leads", "--target", "Atlas")
+    kbg(rvault, "entity", "relate", "Ana", "--type", "member-of", "--target", "Platform")
+    profile = kbg(rvault, "person", "find", "Ana")
+    assert profile["relations"] == {"leads": ["Project Atlas"], "manages": ["Dana Kowalski"],
+                                    "member_of": ["Platform"], "reports_to": ["Ben Okafor"]}
+    human = run_kbg("person", "find", "Ana", "--vault", str(rvault)).stdout
+    assert "Reports to: Ben Okafor" in human and "Manages: Dana Kowalski" in human
+
+
+def test_unrelate_removes_the_line_and_the_relation(rvault):
+    page = rvault / "people/lena-fischer.md"
+    before = page.read_text()
+    kbg(rvault, "entity", "relate", "Lena", "--type", "leads", "--target", "Checkout Revamp")
+    removed = kbg(rvault, "entity", "unrelate", "Lena Fischer", "--type", "led-by", "--target", "Checkout Revamp",
+                  code=1) or None
+    assert removed is None or "error" in removed  # led-by reverses the direction: Checkout Revamp leads Lena
+    result = kbg(rvault, "entity", "unrelate", "Checkout Revamp", "--type", "led-by", "--target", "Lena")
+    assert result["removed"] and result["page"] == "people/lena-fischer.md"
+    assert page.read_text() == before
+    assert kbg(rvault, "entity", "relations", "Lena")["relations"] == []
+    assert "no relation Lena Fischer --leads--> Checkout Revamp" in kbg_error(
+        rvault, "entity", "unrelate", "Lena", "--type", "leads", "--target", "Checkout Revamp")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("Ana", "--type", "reports-to", "--target", "Ana Lima"), "cannot be related to itself"),
+    (("Ana", "--type", "reports-to", "--target", "Nobody"), "no entity named 'Nobody'"),
+    (("Sam", "--type", "reports-to", "--target", "Ben"), "ambiguous: 'Sam' matches"),
+    (("Ana", "--type", "depends-on", "--target", "Atlas"), "depends-on is not allowed from person"),
+    (("Ana", "--type", "custom", "--target", "Ben"), "custom relations need --reason"),
+    (("Ana", "--type", "reports-to", "--target", "Ben", "--valid-until", "2026-02-30"), "use a real date"),
+    (("Ana", "--type", "reportsto", "--target", "Ben"), "did you mean reports-to"),
+    (("Ana", "--type", "reports-to", "--target", "Ben", "--source-doc", "nope.md"), "is not in the index"),
+    (("Ana", "--type", "mentors", "--target", "Zed", "--create", "alien"), "not an entity type"),
+])
+def test_bad_relate_input_is_a_clear_error_and_changes_nothing(rvault, args, message):
+    before = tree_digest(rvault)
+    stderr = kbg_error(rvault, "entity", "relate", *args)
+    assert message in stderr and stderr.startswith("error: ")
+    assert tree_digest(rvault) == before
+    assert kbg(rvault, "index", "status")["relations"] == 0
+
+
+def test_create_makes_a_missing_target_explicitly_and_it_survives_a_full_reindex(rvault):
+    assert "no entity named 'Priya'" in kbg_error(rvault, "entity", "relate", "Ana", "--type", "mentors",
+                                                   "--target", "Priya")
+    made = kbg(rvault, "entity", "relate", "Priya", "--type", "mentored-by", "--target", "Ana", "--create", "person",
+               code=1)
+    assert made["error"].startswith("no entity named 'Priya'")  # --create applies to the target only
+    kbg(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", "Priya", "--create", "person")
+    kbg(rvault, "entity", "relate", "Priya", "--type", "collaborates-with", "--target", "Sam Li")
+    index_vault(rvault, full=True)
+    priya = kbg(rvault, "person", "find", "Priya")
+    assert priya["entity"]["page_path"] is None
+    assert priya["relations"] == {"collaborates_with": ["Sam Li"], "mentored_by": ["Ana Lima"]}
+
+
+def test_relations_of_page_less_entities_live_in_the_index_and_survive_full_reindex(rvault):
+    kbg(rvault, "entity", "relate", "Kafka", "--type", "used-by", "--target", "Ingest Bot", "--create", "concept")
+    made = kbg(rvault, "entity", "relations", "Ingest Bot")["relations"]
+    assert [(r["type"], r["target"]) for r in made] == [("uses", "Kafka")]
+    (rvault / "tech/kafka.md").unlink()  # Kafka loses its page: the asserted relation keeps the entity
+    index_vault(rvault, full=True)
+    rels = kbg(rvault, "entity", "relations", "Ingest Bot")["relations"]
+    assert [(r["type"], r["target"]) for r in rels] == [("uses", "Kafka")]
+    assert kbg(rvault, "entity", "find", "Kafka")["entity"]["page_path"] is None
+
+
+def test_stale_entities_by_days(rvault):
+    old = time.time() - 400 * 86400
+    for note in (p for p in rvault.rglob("*") if p.is_file()):  # a vault nobody has touched for 400 days
+        os.utime(note, (old, old))
+    index_vault(rvault, full=True)
+    stale = kbg(rvault, "entity", "stale", "--days", "120", "--type", "technology")
+    assert {e["name"] for e in stale["entities"]} == {"Kafka", "Kubernetes", "PostgreSQL"}
+    assert kbg(rvault, "entity", "stale", "--days", "100000")["entities"] == []
+    assert "--days must be 0 or more" in kbg_error(rvault, "entity", "stale", "--days", "-1")
+
+
+def test_export_import_round_trip_into_a_fresh_vault(rvault, tmp_path):
+    import shutil
+
+    kbg(rvault, "entity", "relate", "Ana", "--type", "reports-to", "--target", "Ben", "--reason", "org",
+        "--source-doc", "meetings/2026/02/10/ana-ben-1on1.md")
+    kbg(rvault, "entity", "relate", "Ana", "--type", "reports-to", "--target", "Ben")  # strength 2
+    kbg(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", "Priya", "--create", "person")
+    kbg(rvault, "entity", "relate", "Priya", "--type", "collaborates-with", "--target", "Sam Ortiz")
+    kbg(rvault, "entity", "relate", "Sam Li", "--type", "reports-to", "--target", "Chen", "--valid-until", "2020-01-01")
+    out = tmp_path / "export.jsonl"
+    summary = kbg(rvault, "export", "--format", "jsonl", "--output", str(out))
+    assert summary["relations"] == 4
+
+    fresh = tmp_path / "fresh"
+    shutil.copytree(rvault, fresh, ignore=shutil.ignore_patterns(".kbgraph"))
+    assert run_kbg("index", "--vault", str(fresh)).returncode == 0
+    counts = kbg(fresh, "import", str(out))
+    assert counts["relations"] == 4
+
+    def comparable(vault):
+        data = json.loads(run_kbg("export", "--vault", str(vault)).stdout)
+        data.pop("exported_at")
+        return data
+
+    assert comparable(fresh) == comparable(rvault)
+
+
+def test_import_rejects_bad_files_without_writing(rvault, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "kbgraph-export", "version": 1, "relations": ['
+                   '{"source": {"type": "person", "name": "Ana Lima"}, "target": {"type": "person", "name": "Ben Okafor"},'
+                   ' "type": "reports-to"}, {"source": {"type": "person", "name": "X"}, "target": {"type": "person",'
+                   ' "name": "Y"}, "type": "nonsense"}]}')
+    assert "unknown relation type 'nonsense'" in kbg_error(rvault, "import", str(bad))
+    assert kbg(rvault, "index", "status")["relations"] == 0
+    (tmp_path / "junk.json").write_text("not json at all {")
+    assert "not a kbgraph export" in kbg_error(rvault, "import", str(tmp_path / "junk.json"))
+    assert "cannot read" in kbg_error(rvault, "import", str(tmp_path / "missing.json"))
+
+
+def test_concurrent_relate_from_two_processes_keeps_both(rvault):
+    script = (
+        "import sys; from kbgraph.workspace import Workspace; from kbgraph.relation_edits import relate\n"
+        "ws = Workspace.open(sys.argv[1])\n"
+        "for target in sys.argv[2:]:\n"
+        "    relate(ws, 'Ben Okafor', 'mentors', target)\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(rvault), "Ana Lima", "Chen Wei", "Lena Fischer"]),
+        subprocess.Popen([sys.executable, "-c", script, str(rvault), "Dana Kowalski", "Sam Li", "Sam Ortiz"]),
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    text = (rvault / "people/ben-okafor.md").read_text()
+    targets = ["Ana Lima", "Chen Wei", "Lena Fischer", "Dana Kowalski", "Sam Li", "Sam Ortiz"]
+    assert all(text.count(f"- mentors [[{t}]]") == 1 for t in targets)
+    assert text.count("## Relations") == 1
+    rels = kbg(rvault, "entity", "relations", "Ben")["relations"]
+    assert sorted(r["target"] for r in rels) == sorted(targets)
+    index_vault(rvault)
+    assert sorted(r["target"] for r in kbg(rvault, "entity", "relations", "Ben")["relations"]) == sorted(targets)

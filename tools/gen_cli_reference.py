@@ -1,0 +1,109 @@
+"""Generate docs/cli.md, the `kbg` command reference, from the Typer app itself.
+
+    python tools/gen_cli_reference.py           # write docs/cli.md
+    python tools/gen_cli_reference.py --check   # exit 1 if docs/cli.md is out of date
+
+Every command and subcommand gets a `## kbg ...` heading and its `--help` text,
+rendered at a fixed width of 100 columns so the output does not depend on the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUTPUT = REPO / "docs" / "cli.md"
+WIDTH = 100
+
+INTRO = """\
+# kbg command reference
+
+Every `kbg` command with its `--help` text. This file is generated from the CLI itself by
+`python tools/gen_cli_reference.py`; do not edit it by hand (a test fails when it is out of date).
+
+Every command that reads the index takes `--vault PATH` (or the `KBG_VAULT` environment variable;
+without either, the vault is the nearest folder at or above the current one that holds a
+`kbgraph.toml` or a `.kbgraph/` folder) and `--json`. List-like commands also take
+`--format table|json|jsonl|csv` and `--fields a,b,c`. The JSON shapes, error output and exit
+codes are in [json.md](json.md); what gets indexed is in [note-format.md](note-format.md).
+"""
+
+
+def _root_command():
+    import typer.main
+
+    from kbgraph.cli.app import app
+
+    return typer.main.get_command(app)
+
+
+def _context(command, path: str):
+    from typer import _click
+
+    return _click.Context(command, info_name=path, terminal_width=WIDTH, max_content_width=WIDTH)
+
+
+def walk(command=None, path: str = "kbg"):
+    """(command path, click command) for the root and every visible subcommand, depth first."""
+    command = command or _root_command()
+    yield path, command
+    subcommands = getattr(command, "commands", None)
+    if not subcommands:
+        return
+    ctx = _context(command, path)
+    for name in command.list_commands(ctx):
+        sub = command.get_command(ctx, name)
+        if sub is None or getattr(sub, "hidden", False):
+            continue
+        yield from walk(sub, f"{path} {name}")
+
+
+def command_paths() -> list[str]:
+    return [path for path, _ in walk()]
+
+
+def render() -> str:
+    """The full text of docs/cli.md."""
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(WIDTH)
+    try:
+        entries = [(path, command, command.get_help(_context(command, path))) for path, command in walk()]
+    finally:
+        if saved is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = saved
+    lines = [INTRO, "## Commands", ""]
+    for path, command, _ in entries:
+        summary = (command.get_short_help_str(limit=80) or "").strip()
+        anchor = path.replace(" ", "-")
+        lines.append(f"- [`{path}`](#{anchor})" + (f": {summary}" if summary and path != "kbg" else ""))
+    lines.append("")
+    for path, _, help_text in entries:
+        lines += [f"## {path}", "", "```text", help_text.rstrip(), "```", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if docs/cli.md differs from the generated text")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        if current != text:
+            sys.stderr.write(f"{OUTPUT.relative_to(REPO)} is out of date; run `python tools/gen_cli_reference.py`\n")
+            return 1
+        print(f"{OUTPUT.relative_to(REPO)} is up to date")
+        return 0
+    OUTPUT.parent.mkdir(exist_ok=True)
+    OUTPUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUTPUT.relative_to(REPO)} ({len(text.splitlines())} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
