@@ -3,9 +3,9 @@ links, chunks, name folding and mention matching.
 
 Every test states one property in its name. Hypothesis runs derandomized and
 without an example database, so a run is deterministic and leaves no files.
-Tests marked xfail(strict=True) pin a real bug in src/ (see each one's reason);
-when the bug is fixed they start passing and strict mode turns that into a
-failure, so the marker must then be removed.
+Several tests pinned real bugs when written (recursive YAML anchors, dropped
+indented text, words cut at newlines, empty names, names wrapped across lines);
+they now guard the fixes.
 """
 
 from __future__ import annotations
@@ -125,7 +125,6 @@ def test_split_frontmatter_raises_only_frontmatter_error_and_returns_json_safe_d
 # try block and recurses without a limit, so a self-referential YAML anchor or a
 # list nested ~500 deep raises RecursionError instead of FrontmatterError. The
 # pipeline only catches FrontmatterError, so one such note aborts `kbg index`.
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason="json_safe recursion escapes split_frontmatter (bug)")
 @pytest.mark.parametrize(
     "text",
     ["---\na: &x [*x]\n---\nbody\n", "---\na: " + "[" * 500 + "]" * 500 + "\n---\nbody\n"],
@@ -333,9 +332,6 @@ def test_chunks_are_never_longer_than_max_chars(body, max_chars):
 @fast(60)
 @given(body=markdown_body, max_chars=st.integers(10, 300))
 def test_chunks_cover_every_visible_character_outside_heading_only_sections(body, max_chars):
-    # Two known bugs are kept out of this property (see the xfail test below):
-    # a body opening with whitespace before "#", and line breaks other than "\n".
-    assume(not re.match(r"\s+#", body))
     full_text, sections, chunks = _chunks(body, max_chars)
     covered = set()
     for chunk in chunks:
@@ -354,9 +350,6 @@ def test_chunks_cover_every_visible_character_outside_heading_only_sections(body
 # "\t# x" is plain text, not a heading) and only treats "\n" as a line end (parse_sections
 # uses str.splitlines, which also breaks at \u2028, \x0c, \x85, ...). The whole section
 # is then dropped and its text is never chunked, so it cannot be found by search.
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="chunk_sections drops non-heading text as 'heading-only' (bug)"
-)
 @pytest.mark.parametrize(
     "body",
     ["    # note to self\n", "\t# todo\n", "# Title\u2028Some content here\n", "# Title\x0cmore text\n"],
@@ -416,9 +409,6 @@ def test_editing_one_section_keeps_every_other_sections_chunk_keys(titles, texts
 # boundary there, so a paragraph of single-newline-separated words (a tag list, a
 # hard-wrapped list without full stops) is cut mid-word although the module promises
 # "no chunk is cut mid-word".
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="_hard_split only breaks at ' ', cuts words separated by newlines (bug)"
-)
 @fast(30)
 @given(
     words=st.lists(st.text(st.sampled_from("abcdefgh"), min_size=1, max_size=8), min_size=5, max_size=80),
@@ -507,9 +497,6 @@ def test_as_name_list_of_strings_and_scalars_never_returns_an_empty_name(value):
 # appended without the emptiness check every other branch applies, so
 # `attendees: [{name: " "}]` or `[{name: "[[]]"}]` yields "" and parse_document declares
 # an entity with an empty name.
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="as_name_list keeps empty names from {'name': ...} items (bug)"
-)
 @pytest.mark.parametrize("value", [[{"name": " "}], [{"name": "[[]]"}], [{"name": ""}, "Bob"]])
 def test_as_name_list_of_name_mappings_never_returns_an_empty_name(value):
     assert all(as_name_list(value))
@@ -591,9 +578,6 @@ def test_an_all_lower_case_form_matches_any_capitalisation(tokens, case):
 # So a capitalised multi-word name is never found when wrapped or double-spaced, while
 # an all-lower-case form is. Fix: compare case token by token (or after collapsing
 # whitespace on both sides).
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="case-sensitive names are not matched across a line wrap (bug)"
-)
 @fast(30)
 @given(tokens=st.lists(token.map(str.capitalize), min_size=2, max_size=3), gap=st.sampled_from(["\n", "  ", " \n "]))
 @example(tokens=["Ana", "Lima"], gap="\n")

@@ -2,8 +2,8 @@
 
 A section that fits in the size budget is one chunk; a longer one is split at
 paragraph boundaries (then sentences, then words) so that no chunk is cut
-mid-word. Chunk keys are stable: they depend only on the heading path, the
-position within that heading, and the text.
+mid-word where whitespace allows. Chunk keys are stable: they depend only on the
+heading path, the text, and a counter for identical sections.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .model import Chunk, Section
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_HEADING_ONLY = re.compile(r"^\s*#{1,6}[ \t]+[^\n]*\s*$")
+_WHITESPACE = re.compile(r"\s")
 
 
 def chunk_sections(
@@ -25,7 +25,7 @@ def chunk_sections(
     chunks: list[Chunk] = []
     seen_keys: dict[str, int] = {}
     for section in sections:
-        if not section.text.strip() or _HEADING_ONLY.match(section.text):
+        if not section.text.strip() or _heading_only(section):
             continue  # a heading with no body adds nothing its children don't carry
         for start, end in _split(section.text, max_chars):
             text = section.text[start:end]
@@ -46,6 +46,14 @@ def chunk_sections(
                 )
             )
     return chunks
+
+
+def _heading_only(section: Section) -> bool:
+    if section.level == 0:
+        return False
+    # splitlines, like parse_sections: \u2028 or \f also end the heading line.
+    first_line = section.text.splitlines(keepends=True)[0]
+    return not section.text[len(first_line):].strip()
 
 
 def _split(text: str, max_chars: int) -> list[tuple[int, int]]:
@@ -80,8 +88,8 @@ def _hard_split(text: str, span: tuple[int, int], max_chars: int) -> list[tuple[
     start, end = span
     out = []
     while end - start > max_chars:
-        cut = text.rfind(" ", start + max_chars // 2, start + max_chars)
-        cut = cut if cut > start else start + max_chars
+        spaces = [m.start() for m in _WHITESPACE.finditer(text, start + max_chars // 2, start + max_chars)]
+        cut = spaces[-1] if spaces else start + max_chars
         out.append((start, cut))
         start = cut
     out.append((start, end))

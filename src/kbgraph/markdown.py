@@ -70,7 +70,7 @@ def find_links(body: str, fences: list[tuple[int, int]]) -> list[Link]:
     """Wikilinks and relative markdown links outside fenced code, in order."""
     links: list[Link] = []
     for match in _WIKILINK.finditer(body):
-        if not _inside(match.start(), fences):
+        if match.group(1).strip() and not _inside(match.start(), fences):
             alias = match.group(3).strip() if match.group(3) else None
             links.append(Link(match.group(1).strip(), alias, match.start(), match.end(), "wikilink"))
     for match in _MDLINK.finditer(body):

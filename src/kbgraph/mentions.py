@@ -37,7 +37,7 @@ class Form:
 class _Entry:
     tokens: tuple[str, ...]
     gaps: tuple[str, ...]
-    exact: str  # folded surface for case checks
+    words: tuple[str, ...]  # folded words as written, for case checks
     case_sensitive: bool
     common_word: bool
     entity_id: int
@@ -100,7 +100,9 @@ class MentionMatcher:
             if i + n > len(tokens) or not _tokens_match(folded, tokens, i, entry):
                 continue
             start, end = tokens[i][0], tokens[i + n - 1][1]
-            if entry.case_sensitive and folded[start:end] != entry.exact:
+            if entry.case_sensitive and any(
+                folded[tokens[i + k][0]:tokens[i + k][1]] != entry.words[k] for k in range(n)
+            ):
                 continue
             if entry.common_word and _SENTENCE_START.search(folded, 0, start) is not None:
                 continue
@@ -127,12 +129,12 @@ def _entry(form: Form) -> _Entry | None:
         return None
     tokens = tuple(folded[s:e].casefold() for s, e in spans)
     gaps = tuple(folded[spans[k][1] : spans[k + 1][0]].strip() for k in range(len(spans) - 1))
-    exact = folded[spans[0][0] : spans[-1][1]]
-    case_sensitive = exact != exact.lower()
+    words = tuple(folded[s:e] for s, e in spans)
+    case_sensitive = any(w != w.lower() for w in words)
     common = len(tokens) == 1 and tokens[0] in COMMON_WORDS
     if common and not case_sensitive:
         return None  # an all-lower-case common word ("data") would match everywhere
-    return _Entry(tokens, gaps, exact, case_sensitive, common, form.entity_id, form.kind != "first-name")
+    return _Entry(tokens, gaps, words, case_sensitive, common, form.entity_id, form.kind != "first-name")
 
 
 def _tokens_match(folded: str, tokens, i: int, entry: _Entry) -> bool:

@@ -54,6 +54,8 @@ def as_name_list(value: object) -> list[str]:
                 if cleaned:
                     out.append(cleaned)
             elif isinstance(item, dict) and isinstance(item.get("name"), str):
-                out.append(clean_reference(item["name"]))
+                cleaned = clean_reference(item["name"])
+                if cleaned:
+                    out.append(cleaned)
         return out
     return []

@@ -206,6 +206,7 @@ def split_frontmatter(text: str) -> tuple[dict, int]:
         raise FrontmatterError("frontmatter opened with --- on line 1 is never closed")
     raw = text[first_newline + 1 : close.start()]
     body_start = close.end() + 1 if close.end() < len(text) else close.end()
+    _check_frontmatter_shape(raw)
     try:
         import yaml
 
@@ -220,17 +221,46 @@ def split_frontmatter(text: str) -> tuple[dict, int]:
         data = {}
     if not isinstance(data, dict):
         raise FrontmatterError(f"frontmatter must be a YAML mapping, got {type(data).__name__}")
-    return {str(k): json_safe(v) for k, v in data.items()}, body_start
+    budget = [MAX_FRONTMATTER_NODES]
+    return {str(k): json_safe(v, budget) for k, v in data.items()}, body_start
 
 
-def json_safe(value: object) -> object:
-    """YAML values made JSON-serialisable (dates become ISO strings)."""
+MAX_FRONTMATTER_BYTES = 256 * 1024
+MAX_FRONTMATTER_DEPTH = 64
+MAX_FRONTMATTER_NODES = 100_000
+
+
+def _check_frontmatter_shape(raw: str) -> None:
+    """Refuse frontmatter that would exhaust the YAML parser (it crashes on extreme nesting)."""
+    if len(raw) > MAX_FRONTMATTER_BYTES:
+        raise FrontmatterError(f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KB")
+    depth = deepest = 0
+    for char in raw:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    if deepest > MAX_FRONTMATTER_DEPTH:
+        raise FrontmatterError(f"frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels")
+
+
+def json_safe(value: object, budget: list[int] | None = None, depth: int = 0) -> object:
+    """YAML values made JSON-serialisable (dates become ISO strings).
+
+    Bounded: YAML anchors can make a self-referencing or exponentially shared value,
+    which is an error here rather than a hang or a crash.
+    """
+    budget = budget if budget is not None else [MAX_FRONTMATTER_NODES]
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_FRONTMATTER_DEPTH:
+        raise FrontmatterError("frontmatter is too large or too deeply nested (check YAML anchors and aliases)")
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
-        return [json_safe(v) for v in value]
+        return [json_safe(v, budget, depth + 1) for v in value]
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
