@@ -208,3 +208,21 @@ def test_every_command_has_json(cli_vault):
     for path, command in walk(group):
         options = {o for p in command.params for o in getattr(p, "opts", [])}
         assert "--json" in options, f"kbg {' '.join(path)} lacks --json"
+
+
+def test_fields_are_validated_the_same_with_or_without_results(cli_vault):
+    empty = run_kbg("search", "zzqqxx", "--fields", "path,line", "--format", "csv", "--vault", str(cli_vault))
+    assert empty.returncode == 0 and empty.stdout == "path,line\n"
+    wrong = run_kbg("search", "zzqqxx", "--fields", "where", "--vault", str(cli_vault))
+    assert wrong.returncode == 2 and "unknown field" in wrong.stderr
+
+
+def test_typed_commands_have_no_stray_options():
+    result = run_kbg("person", "find", "--help")
+    assert "---t" not in result.stdout and "--vault" in result.stdout
+
+
+def test_errors_are_json_for_every_json_format_spelling(cli_vault):
+    for spelling in (["--json"], ["--format", "json"], ["--format=jsonl"]):
+        result = run_kbg("person", "timeline", "Nobody", *spelling, "--vault", str(cli_vault))
+        assert result.returncode == 1 and json.loads(result.stdout)["kind"] == "NotFound"

@@ -249,3 +249,19 @@ def test_kbx_layout_indexes_without_configuration(tmp_path):
         assert {n for n, _, _ in _mentions(store, "memory/meetings/2026/01/15/standup.md")} == {"Ana Lima", "Atlas"}
     finally:
         store.close()
+
+
+def test_markdown_links_to_entity_pages_are_mentions(tmp_path):
+    root = tmp_path / "kb"
+    (root / "people").mkdir(parents=True)
+    (root / "notes" / "deep").mkdir(parents=True)
+    (root / "people/chen-wei.md").write_text("---\ntype: person\nname: Chen Wei\n---\nData lead.\n")
+    (root / "notes/deep/n.md").write_text("Ask [the data lead](../../people/chen-wei.md) and [x](/people/chen-wei.md).\n")
+    index_vault(root)
+    store = open_store(root)
+    try:
+        found = _mentions(store, "notes/deep/n.md")
+        assert [(n, s, k) for n, s, k in found] == [
+            ("Chen Wei", "the data lead", "link"), ("Chen Wei", "x", "link")]
+    finally:
+        store.close()

@@ -158,18 +158,19 @@ def find_document_mentions(
     """Mentions in one document, each with its chunk id, and the number of ambiguous forms left unlinked.
 
     chunks: (chunk id, absolute start, text); links: the document's links (body offsets);
-    resolve_link(target) -> entity id or None; anchored: entities the document already
+    resolve_link(link) -> entity id or None; anchored: entities the document already
     names unambiguously outside its text (its page entity, frontmatter references).
     """
     link_spans = []
     found: list[tuple[int | None, Mention]] = []
     for link in links:
-        entity_id = resolve_link(link.target)
+        entity_id = resolve_link(link)
         start, end = body_offset + link.start, body_offset + link.end
         link_spans.append((start, end))
         if entity_id is not None:
             chunk_id = _chunk_at(chunks, start)
-            found.append((chunk_id, Mention(entity_id, start, end, link.alias or link.target, "wikilink")))
+            kind = "wikilink" if link.kind == "wikilink" else "link"
+            found.append((chunk_id, Mention(entity_id, start, end, link.alias or link.target, kind)))
     corroborated = set(anchored) | {m.entity_id for _, m in found}
     pending = []
     for chunk_id, chunk_start, text in chunks:

@@ -188,4 +188,4 @@ class Mention:
     start: int | None
     end: int | None
     surface: str
-    kind: str  # "text" | "wikilink" | "frontmatter"
+    kind: str  # "text" | "wikilink" | "link" (markdown) | "frontmatter"

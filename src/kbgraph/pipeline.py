@@ -13,12 +13,13 @@ consistent index, and the next run completes the work.
 from __future__ import annotations
 
 import fcntl
-import os
+import posixpath
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
+from urllib.parse import unquote
 
 from .config import Config, load_config
 from .entities import TIER_THRESHOLDS, assemble_entities, matcher_forms
@@ -207,7 +208,7 @@ def mentions_stage(run: IndexRun) -> None:
     if total == 0:
         return
     matcher = MentionMatcher(matcher_forms(store.entity_forms()))
-    resolve_link = _link_resolver(store)
+    link_resolver = _link_resolver(store)
     claims_by_doc = _claim_entities_by_doc(store)
     batch = []
     for done, doc in enumerate(store.docs_for_mentions(rescan_all), 1):
@@ -215,7 +216,8 @@ def mentions_stage(run: IndexRun) -> None:
         links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
         anchored = claims_by_doc.get(doc["id"], [])
         found, ambiguous = find_document_mentions(
-            chunks, links, doc["body_offset"], matcher, resolve_link, {eid for eid, _, _ in anchored}
+            chunks, links, doc["body_offset"], matcher, lambda link, path=doc["path"]: link_resolver(link, path),
+            {eid for eid, _, _ in anchored},
         )
         run.ambiguous_mentions += ambiguous
         found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
@@ -236,21 +238,28 @@ def _write_mentions(store, batch) -> None:
             store.replace_mentions(doc_id, found)
 
 
-def _link_resolver(store) -> Callable[[str], int | None]:
-    """Wikilink target -> entity id: by unique name/alias, else by the file stem of an entity's page."""
+def _link_resolver(store) -> Callable[[Link, str], int | None]:
+    """A link -> entity id: a wikilink by unique name/alias, page path or file stem; a markdown
+    link by the page it points to, relative to the linking document."""
     by_key: dict[str, set[int]] = {}
     for entity_id, surface, kind in store.entity_forms():
         if kind != "first-name":
             by_key.setdefault(name_key(surface), set()).add(entity_id)
     by_stem: dict[str, set[int]] = {}
+    by_path: dict[str, int] = {}
     for entity in store.list_entities():
         if entity.page_path:
-            stem = os.path.splitext(entity.page_path.rsplit("/", 1)[-1])[0]
-            by_stem.setdefault(name_key(stem), set()).add(entity.id)
-            by_stem.setdefault(name_key(os.path.splitext(entity.page_path)[0]), set()).add(entity.id)
+            without_ext = posixpath.splitext(entity.page_path)[0]
+            by_stem.setdefault(name_key(posixpath.basename(without_ext)), set()).add(entity.id)
+            by_stem.setdefault(name_key(without_ext), set()).add(entity.id)
+            by_path[entity.page_path] = entity.id
 
-    def resolve(target: str) -> int | None:
-        key = name_key(target.strip())
+    def resolve(link: Link, doc_path: str) -> int | None:
+        if link.kind == "markdown":
+            target = unquote(link.target)
+            base = "" if target.startswith("/") else posixpath.dirname(doc_path)
+            return by_path.get(posixpath.normpath(posixpath.join(base, target.lstrip("/"))))
+        key = name_key(link.target.strip())
         for table in (by_key, by_stem):
             found = table.get(key)
             if found and len(found) == 1:

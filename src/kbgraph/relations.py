@@ -18,7 +18,6 @@ from .model import Entity, Problem
 from .names import name_key
 from .vocabulary import RelationType, Vocabulary
 
-RELATION_FIELDS = ("type", "reason", "since", "valid_until", "confidence", "source_doc", "strength", "expired")
 
 
 def today_iso() -> str:

@@ -18,7 +18,8 @@ from .store.base import DocFilter
 
 MAX_TERMS = 64
 MAX_QUERY_CHARS = 10_000
-_PIECE = re.compile(r'"([^"]*)"|(-?)([\w]+)(\*?)', re.UNICODE)
+_PIECE = re.compile(r'"([^"]*)"|([^\s"()]+)', re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CONNECTORS = {"AND", "OR", "NOT", "NEAR"}
 _HIGHLIGHT = re.compile("\x02(.*?)\x03", re.DOTALL)
 
@@ -41,23 +42,39 @@ class ParsedQuery:
 
 
 def parse_query(text: str) -> ParsedQuery:
-    """User text -> quoted FTS5 terms. Never raises for odd input; may return no terms."""
+    """User text -> quoted FTS5 terms. Never raises for odd input; may return no terms.
+
+    A piece is a whitespace-separated word: `-word` excludes (only at the start of a
+    piece, so `kube-proxy` is the phrase "kube proxy"), `word*` is a prefix, and
+    upper-case AND/OR/NOT/NEAR are connectors unless the query has nothing else.
+    """
+    pieces = [(m.group(1), m.group(2)) for m in _PIECE.finditer(text[:MAX_QUERY_CHARS])]
+    only_connectors = all(word in _CONNECTORS for phrase, word in pieces if phrase is None)
     positives: list[str] = []
     negatives: list[str] = []
-    for match in _PIECE.finditer(text[:MAX_QUERY_CHARS]):
-        phrase, minus, word, star = match.groups()
+    for phrase, word in pieces:
         if phrase is not None:
-            words = re.findall(r"\w+", phrase)
-            if words:
-                positives.append('"' + " ".join(words) + '"')
+            term = _quoted(_WORD.findall(phrase))
+            if term and term not in positives:
+                positives.append(term)
             continue
-        if word in _CONNECTORS:
+        if word in _CONNECTORS and not only_connectors:
             continue
-        term = f'"{word}"' + ("*" if star else "")
-        target = negatives if minus else positives
+        negative = word.startswith("-") and len(word) > 1
+        words = _WORD.findall(word)
+        term = _quoted(words)
+        if not term:
+            continue
+        if word.endswith("*") and len(words) == 1:
+            term += "*"
+        target = negatives if negative else positives
         if term not in target:
             target.append(term)
     return ParsedQuery(tuple(positives[:MAX_TERMS]), tuple(negatives[:MAX_TERMS]))
+
+
+def _quoted(words: list[str]) -> str:
+    return '"' + " ".join(words) + '"' if words else ""
 
 
 def search(store, query: str, flt: DocFilter | None = None, limit: int = 10) -> SearchResult:

@@ -55,7 +55,7 @@ def _wants_json() -> bool:
     argv = sys.argv[1:]
     return "--json" in argv or any(
         a == "--format" and i + 1 < len(argv) and argv[i + 1] in ("json", "jsonl") for i, a in enumerate(argv)
-    ) or "--format=json" in argv
+    ) or "--format=json" in argv or "--format=jsonl" in argv
 
 
 def _report_ambiguous(exc) -> None:

@@ -12,6 +12,10 @@ from .common import (
 )
 
 
+SEARCH_FIELDS = ("path", "line", "title", "kind", "date", "heading", "snippet", "score", "doc_id", "chunk_id")
+DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime", "indexed_at", "owner", "visibility")
+
+
 def search(
     query: Annotated[str, typer.Argument(help="Words to find; \"a phrase\", prefix*, -exclude work.")],
     limit: LimitOpt = 10,
@@ -48,6 +52,7 @@ def search(
         rows, fmt, fields,
         envelope={"query": query, "mode": result.mode, "count": len(rows)}, rows_key="hits",
         table_columns=[("where", "Where", {"ratio": 2, "overflow": "fold"}), ("snippet", "Match", {"ratio": 3})],
+        row_keys=SEARCH_FIELDS,
         empty_message=empty,
     )
 
@@ -123,5 +128,5 @@ def list_docs(
     emit_rows(
         docs, fmt, fields, envelope={"count": len(docs)}, rows_key="documents",
         table_columns=[("id", "Id"), ("date", "Date"), ("kind", "Kind"), ("title", "Title"), ("path", "Path")],
-        empty_message="no documents match",
+        row_keys=DOCUMENT_FIELDS, empty_message="no documents match",
     )

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from .common import FieldsOpt, FormatOpt, JsonOpt, VaultOpt, open_workspace
+from .documents_cmd import DOCUMENT_FIELDS
 
 entity_app = typer.Typer(help="Entities: people, projects, teams, technologies and more.", no_args_is_help=True)
 NameArg = Annotated[str, typer.Argument(help="A name or alias.")]
@@ -39,6 +40,7 @@ def entity_list(
         rows, fmt, fields, envelope={"count": len(rows)}, rows_key="entities",
         table_columns=[("id", "Id"), ("type", "Type"), ("name", "Name"), ("aliases", "Aliases"),
                        ("mention_count", "Mentions"), ("tier", "Tier"), ("page_path", "Page")],
+        row_keys=("id", "type", "name", "aliases", "page_path", "attributes", "mention_count", "tier", "status"),
         empty_message="no entities" + (f" of type {entity_type!r}" if entity_type else ""),
     )
 
@@ -113,29 +115,29 @@ def _timeline(name: str, entity_type: str | None, vault, as_json: bool, fmt, fie
         rows_key="documents",
         table_columns=[("date", "Date"), ("kind", "Kind"), ("title", "Title"), ("path", "Path"),
                        ("mentions", "Mentions")],
+        row_keys=DOCUMENT_FIELDS + ("mentions", "mention_kinds"),
         title=f"Timeline of {entity.name}", empty_message=f"{entity.name} is not mentioned in any document",
     )
 
 
 def typed_apps() -> dict[str, typer.Typer]:
     """`kbg person find|timeline`, `kbg project ...`, `kbg team ...`: the entity commands for one type."""
-    apps = {}
-    for entity_type in ("person", "project", "team"):
-        sub = typer.Typer(help=f"{entity_type.title()} entities.", no_args_is_help=True)
+    return {entity_type: _typed_app(entity_type) for entity_type in ("person", "project", "team")}
 
-        def find(name: NameArg, vault: VaultOpt = None, as_json: JsonOpt = False, _t=entity_type):
-            _find(name, _t, vault, as_json)
 
-        def timeline(name: NameArg, vault: VaultOpt = None, as_json: JsonOpt = False, fmt: FormatOpt = None,
-                     fields: FieldsOpt = None, _t=entity_type):
-            _timeline(name, _t, vault, as_json, fmt, fields)
+def _typed_app(entity_type: str) -> typer.Typer:
+    sub = typer.Typer(help=f"{entity_type.title()} entities.", no_args_is_help=True)
 
-        find.__doc__ = f"Show a {entity_type}'s profile."
-        timeline.__doc__ = f"Documents mentioning a {entity_type}, oldest first."
-        sub.command("find")(find)
-        sub.command("timeline")(timeline)
-        apps[entity_type] = sub
-    return apps
+    @sub.command("find", help=f"Show a {entity_type}'s profile.")
+    def find(name: NameArg, vault: VaultOpt = None, as_json: JsonOpt = False):
+        _find(name, entity_type, vault, as_json)
+
+    @sub.command("timeline", help=f"Documents mentioning a {entity_type}, oldest first.")
+    def timeline(name: NameArg, vault: VaultOpt = None, as_json: JsonOpt = False, fmt: FormatOpt = None,
+                 fields: FieldsOpt = None):
+        _timeline(name, entity_type, vault, as_json, fmt, fields)
+
+    return sub
 
 
 @entity_app.command("timeline")

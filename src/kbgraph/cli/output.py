@@ -51,6 +51,7 @@ def emit_rows(
     envelope: dict,
     rows_key: str,
     table_columns: list[tuple],
+    row_keys: tuple[str, ...],
     title: str | None = None,
     empty_message: str = "nothing found",
 ) -> None:
@@ -58,10 +59,9 @@ def emit_rows(
 
     json: the envelope with the (field-selected) rows under rows_key; jsonl: one row per
     line; csv: a header and one row per line; table: table_columns (key, header) unless
-    --fields picks others.
+    --fields picks others. row_keys are the row's documented fields, valid with or without rows.
     """
-    available = list(rows[0].keys()) if rows else [c[0] for c in table_columns]
-    selected, keys = select_fields(rows, fields, available if rows else available)
+    selected, keys = select_fields(rows, fields, row_keys)
     if fmt == "json":
         print_json({**envelope, rows_key: selected})
     elif fmt == "jsonl":

@@ -11,6 +11,7 @@ from .entity_cmd import entity_app
 
 RelTypeOpt = Annotated[str, typer.Option("--type", help="Relation type, in either direction (reports-to or manages).")]
 TargetOpt = Annotated[str, typer.Option("--target", help="The other entity (name or alias).")]
+_VIEW_FIELDS = ("type", "reason", "since", "valid_until", "confidence", "source_doc", "strength", "expired")
 _ROW_COLUMNS = [("type", "Type"), ("other", "Entity"), ("reason", "Reason"), ("since", "Since"),
                 ("valid_until", "Until"), ("confidence", "Confidence"), ("source_doc", "Evidence")]
 
@@ -89,6 +90,7 @@ def relations(
             emit_rows(rows, fmt, fields, {"type": type_name, "count": len(rows)}, "relations",
                       [("source", "Source"), ("type", "Type"), ("target", "Target"), ("reason", "Reason"),
                        ("since", "Since"), ("valid_until", "Until"), ("confidence", "Confidence")],
+                      row_keys=("source", "type", "target") + _VIEW_FIELDS[1:],
                       empty_message=f"no {type_name} relations")
             return
         data = entity_relations(ws.store, vocab, find_entity(ws.store, name), type_name, include_expired)
@@ -100,6 +102,7 @@ def relations(
     rows = [{**r, "direction": "out", "other": r["target"]} for r in data["relations"]]
     rows += [{**r, "direction": "in", "other": r["source"]} for r in data["inverse_relations"]]
     emit_rows(rows, fmt, fields, {"entity": data["entity"], "count": len(rows)}, "relations", _ROW_COLUMNS,
+              row_keys=("direction", "other", "source", "target") + _VIEW_FIELDS,
               title=f"Relations of {data['entity']}", empty_message=f"{data['entity']} has no relations yet")
 
 

@@ -275,15 +275,15 @@ class SqliteStore:
 
     def docs_for_mentions(self, all_docs: bool) -> Iterator[dict]:
         where = "" if all_docs else "WHERE mentions_stale = 1"
-        doc_rows = self.db.execute(f"SELECT id, body_offset FROM documents {where} ORDER BY id").fetchall()
-        for doc_id, body_offset in doc_rows:
+        doc_rows = self.db.execute(f"SELECT id, body_offset, path FROM documents {where} ORDER BY id").fetchall()
+        for doc_id, body_offset, path in doc_rows:
             chunks = self.db.execute(
                 "SELECT id, start, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
             ).fetchall()
             links = self.db.execute(
                 "SELECT target, alias, start, end, kind FROM links WHERE doc_id = ? ORDER BY start", (doc_id,)
             ).fetchall()
-            yield {"id": doc_id, "body_offset": body_offset, "chunks": chunks, "links": links}
+            yield {"id": doc_id, "body_offset": body_offset, "path": path, "chunks": chunks, "links": links}
 
     def count_docs_for_mentions(self, all_docs: bool) -> int:
         where = "" if all_docs else "WHERE mentions_stale = 1"

@@ -1,0 +1,60 @@
+"""Keyword search: how user text becomes an FTS5 query, and what comes back."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbgraph.errors import InvalidInput
+from kbgraph.search import parse_query, search
+from kbgraph.store.base import DocFilter
+
+
+@pytest.mark.parametrize("query, positives, negatives", [
+    ("kube-proxy", ['"kube proxy"'], []),  # a hyphen inside a word is not an exclusion
+    ("budget -kafka", ['"budget"'], ['"kafka"']),
+    ('"key rotation" -staging', ['"key rotation"'], ['"staging"']),
+    ("rotation*", ['"rotation"*'], []),
+    ("cats AND dogs OR NEAR(birds)", ['"cats"', '"dogs"', '"birds"'], []),
+    ("AND", ['"AND"'], []),  # a connector alone is a word to find
+    ("_ kafka", ['"kafka"'], []),
+    ("-", [], []),
+])
+def test_user_text_becomes_quoted_terms(query, positives, negatives):
+    parsed = parse_query(query)
+    assert (list(parsed.positives), list(parsed.negatives)) == (positives, negatives)
+
+
+def test_all_terms_first_then_any_term_fills_the_limit(indexed):
+    _, store = indexed
+    result = search(store, "token rotation", limit=20)
+    assert result.mode == "all-terms+any-term"
+    all_terms = {row["id"] for row in store.search_chunks(parse_query("token rotation").all_terms(), DocFilter(), 500)}
+    assert 0 < len(all_terms) < len(result.hits)
+    assert {h.doc_id for h in result.hits[: len(all_terms)]} == all_terms, "documents with every term come first"
+
+
+def test_one_hit_per_document_with_its_best_section(indexed):
+    _, store = indexed
+    hits = search(store, "Atlas", limit=50).hits
+    assert len({h.doc_id for h in hits}) == len(hits)
+
+
+def test_phrase_and_exclusion(indexed):
+    _, store = indexed
+    phrase = search(store, '"token rotation"', limit=50).hits
+    assert phrase and all("token rotation" in h.snippet.lower().replace("**", "") for h in phrase)
+    without = search(store, "rotation -token", limit=50).hits
+    assert all("token" not in h.snippet.lower() for h in without)
+
+
+def test_filters_apply_before_the_limit(indexed):
+    _, store = indexed
+    hits = search(store, "Atlas", DocFilter(kinds=("decision",)), limit=2).hits
+    assert len(hits) == 2 and {h.kind for h in hits} == {"decision"}
+
+
+def test_empty_query_is_invalid_and_punctuation_is_empty(indexed):
+    _, store = indexed
+    with pytest.raises(InvalidInput, match="empty query"):
+        search(store, "   ")
+    assert search(store, "?!…").mode == "empty"
