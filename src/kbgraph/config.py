@@ -132,7 +132,30 @@ def load_config(vault_root: Path) -> Config:
     return config_from_dict(raw, source=str(path))
 
 
+_KNOWN_KEYS = {
+    "": {"index", "kinds", "entities", "relations"},
+    "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
+    "entities": {"types", "references"},
+    "relations": {"types"},
+}
+
+
+def _check_keys(raw: dict, source: str) -> None:
+    """Unknown keys are errors with a suggestion: a typo should not be silently ignored."""
+    import difflib
+
+    for table, known in _KNOWN_KEYS.items():
+        keys = raw.keys() if not table else (raw.get(table) or {}).keys()
+        for key in keys:
+            if key not in known:
+                where = f"[{table}] " if table else ""
+                close = difflib.get_close_matches(key, sorted(known), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(sorted(known))}"
+                raise ConfigError(f"{source}: unknown key {where}{key!r}{hint}")
+
+
 def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
+    _check_keys({k: v if isinstance(v, dict) else {} for k, v in raw.items()}, source)
     index = _table(raw, "index", source)
     relation_types = _table(_table(raw, "relations", source), "types", source)
     entities = _table(raw, "entities", source)
@@ -150,7 +173,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
     page_kinds = dict(DEFAULT_PAGE_KINDS)
     page_kinds.update({t: t for t in extra_types})
     folder_kinds = dict(DEFAULT_FOLDER_KINDS)
-    folder_kinds.update({str(k).lower(): str(v) for k, v in kinds.items()})
+    folder_kinds.update({str(k).lower(): str(v).strip().lower() for k, v in kinds.items()})
     max_mb = index.get("max_file_mb", 10)
     if not isinstance(max_mb, (int, float)) or max_mb <= 0:
         raise ConfigError(f"{source}: index.max_file_mb must be a positive number, got {max_mb!r}")

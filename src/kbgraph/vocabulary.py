@@ -80,6 +80,11 @@ class Vocabulary:
         if clash:
             raise ConfigError(f"relation type names used both as a type and an inverse: {', '.join(sorted(clash))}")
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Vocabulary) and self.types == other.types
+
+    __hash__ = None  # mutable-looking container semantics: compare, don't hash
+
     @classmethod
     def from_config(cls, extra: dict) -> "Vocabulary":
         """The seed vocabulary plus [relations.types.NAME] tables from kbgraph.toml."""
