@@ -24,6 +24,7 @@ def chunk_sections(
     """Chunks of a document's sections; offsets and lines refer to the whole file."""
     chunks: list[Chunk] = []
     seen_keys: dict[str, int] = {}
+    line, counted_to = 1, 0  # line numbers counted forward once, not from the top per chunk
     for section in sections:
         if not section.text.strip() or _heading_only(section):
             continue  # a heading with no body adds nothing its children don't carry
@@ -34,6 +35,8 @@ def chunk_sections(
             occurrence = seen_keys.get(raw_key, 0)
             seen_keys[raw_key] = occurrence + 1
             key = hashlib.blake2b(f"{raw_key}\x00{occurrence}".encode(), digest_size=8).hexdigest()
+            line += full_text.count("\n", counted_to, abs_start)
+            counted_to = abs_start
             chunks.append(
                 Chunk(
                     key=key,
@@ -41,7 +44,7 @@ def chunk_sections(
                     heading_path=section.heading_path,
                     start=abs_start,
                     end=abs_start + len(text),
-                    line=full_text.count("\n", 0, abs_start) + 1,
+                    line=line,
                     text=text,
                 )
             )

@@ -59,36 +59,56 @@ class MentionMatcher:
     """Finds forms of known entities in text."""
 
     def __init__(self, forms: list[Form]):
-        self._by_first: dict[str, list[_Entry]] = {}
+        # first word -> second word (None for one-word forms) -> entries, longest first
+        self._by_first: dict[str, dict[str | None, list[_Entry]]] = {}
+        longest = 1
         for form in forms:
             entry = _entry(form)
             if entry is not None:
-                self._by_first.setdefault(entry.tokens[0], []).append(entry)
-        for entries in self._by_first.values():
-            entries.sort(key=lambda e: (-len(e.tokens), not e.explicit))
+                second = entry.tokens[1] if len(entry.tokens) > 1 else None
+                self._by_first.setdefault(entry.tokens[0], {}).setdefault(second, []).append(entry)
+                longest = max(longest, len(entry.tokens))
+        for by_second in self._by_first.values():
+            for entries in by_second.values():
+                entries.sort(key=lambda e: (-len(e.tokens), not e.explicit))
+        self._longest = longest
+        # One regex finds every whole word that starts a name; a trie keeps it fast for many names.
+        self._first_words = re.compile(
+            r"(?<![\w@])(?<!\w['’&+])" + _trie_pattern(self._by_first) + r"(?![\w@])(?!['’&+]\w)"
+        )
 
     def __bool__(self) -> bool:
         return bool(self._by_first)
 
     def scan(self, text: str) -> list[tuple[int, int, str, frozenset[int]]]:
         """(start, end, surface, candidate entity ids) for each non-overlapping match, in order."""
+        if not self._by_first:
+            return []
         folded = fold(text)
-        tokens = [(m.start(), m.end(), m.group().casefold()) for m in _TOKEN.finditer(folded)]
+        lowered = _lower(folded)
         out = []
-        i = 0
-        while i < len(tokens):
-            entries = self._by_first.get(tokens[i][2])
-            if not entries:
-                i += 1
+        resume = 0
+        for m in self._first_words.finditer(lowered):
+            start = m.start()
+            if start < resume:
                 continue
-            matched = self._match_at(folded, tokens, i, entries)
+            by_second = self._by_first[m.group()]
+            # Only the words a name could span are tokenised: the rest of the text never is.
+            window = [(start, m.end(), m.group())]
+            if len(by_second) > 1 or None not in by_second:
+                for following in _TOKEN.finditer(lowered, m.end()):
+                    window.append((following.start(), following.end(), following.group()))
+                    if len(window) >= self._longest:
+                        break
+            longer = by_second.get(window[1][2]) if len(window) > 1 else None
+            entries = (longer or []) + by_second.get(None, [])
+            matched = self._match_at(folded, window, 0, entries)
             if matched is None:
-                i += 1
                 continue
             length, candidates = matched
-            start, end = tokens[i][0], tokens[i + length - 1][1]
+            end = window[length - 1][1]
             out.append((start, end, text[start:end], candidates))
-            i += length
+            resume = end
         return out
 
     def _match_at(self, folded, tokens, i, entries):
@@ -104,7 +124,7 @@ class MentionMatcher:
                 folded[tokens[i + k][0]:tokens[i + k][1]] != entry.words[k] for k in range(n)
             ):
                 continue
-            if entry.common_word and _SENTENCE_START.search(folded, 0, start) is not None:
+            if entry.common_word and _SENTENCE_START.search(folded, max(0, start - 40), start) is not None:
                 continue
             if _hyphen_joined(folded, start, end):
                 continue  # "Data-Intensive" is not the team "Data"
@@ -114,6 +134,33 @@ class MentionMatcher:
             return None
         # An explicit name or alias outranks a derived first name for the same words.
         return best_len, frozenset(explicit or implicit)
+
+
+def _lower(text: str) -> str:
+    """Case-folded text of the same length (ß stays ß), so offsets found in it fit the original."""
+    lowered = text.casefold()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.casefold()) != 1 else c.casefold() for c in text)
+
+
+def _trie_pattern(words) -> str:
+    """A regex matching exactly the given words, factored by common prefixes."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return "(?:" + (build(trie) or "(?!)") + ")"
 
 
 def _hyphen_joined(text: str, start: int, end: int) -> bool:
@@ -127,7 +174,7 @@ def _entry(form: Form) -> _Entry | None:
     spans = [(m.start(), m.end()) for m in _TOKEN.finditer(folded)]
     if not spans:
         return None
-    tokens = tuple(folded[s:e].casefold() for s, e in spans)
+    tokens = tuple(_lower(folded[s:e]) for s, e in spans)
     gaps = tuple(folded[spans[k][1] : spans[k + 1][0]].strip() for k in range(len(spans) - 1))
     words = tuple(folded[s:e] for s, e in spans)
     case_sensitive = any(w != w.lower() for w in words)

@@ -13,9 +13,11 @@ consistent index, and the next run completes the work.
 from __future__ import annotations
 
 import fcntl
+import os
 import posixpath
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
@@ -57,6 +59,9 @@ class IndexRun:
     deleted: int = 0
     ambiguous_mentions: int = 0
     parsed_hook: list[Callable[[ParsedDocument], ParsedDocument]] = field(default_factory=list)
+    changed: bool = False  # any document written or removed in this run
+    mentions_scanned: int = 0
+    assembly: tuple | None = None  # (claims, resolved references), computed once per run
 
 
 Stage = Callable[[IndexRun], None]
@@ -93,57 +98,93 @@ def plan_stage(run: IndexRun) -> None:
 
 
 def documents_stage(run: IndexRun) -> None:
-    """Read, parse and store changed files in batches; apply moves and deletions."""
+    """Read, parse and store changed files in batches; apply moves and deletions.
+
+    Reading and parsing run in worker processes on large runs (they are pure), while
+    this process writes to the store: SQLite has one writer.
+    """
     store = run.store
     removed_by_hash: dict[str, list[DocState]] = {}
     for state in run.removed.values():
         removed_by_hash.setdefault(state.content_hash, []).append(state)
     total = len(run.to_read)
-    batch: list[tuple[ParsedDocument, int | None] | tuple[str, int, float, int]] = []
-    for done, (entry, state) in enumerate(run.to_read, 1):
-        item = _prepare(run, entry, state, removed_by_hash)
-        if item is not None:
-            batch.append(item)
-        if len(batch) >= BATCH_SIZE:
-            _write_batch(run, batch)
-            batch = []
-        run.progress("documents", done, total)
+    batch: list = []
+    outcomes = _outcomes(run)
+    try:
+        for done, ((entry, state), outcome) in enumerate(zip(run.to_read, outcomes), 1):
+            item = _apply(run, entry, state, outcome, removed_by_hash)
+            if item is not None:
+                batch.append(item)
+            if len(batch) >= BATCH_SIZE:
+                _write_batch(run, batch)
+                batch = []
+            run.progress("documents", done, total)
+    finally:
+        outcomes.close()
     _write_batch(run, batch)
     leftovers = [s for states in removed_by_hash.values() for s in states]
     with store.transaction():
         for state in leftovers:
             store.delete_document(state.id)
         if leftovers:
+            run.changed = True
             store.set_meta("entities_dirty", "1")
     run.deleted = len(leftovers)
 
 
-def _prepare(run: IndexRun, entry: FileEntry, state: DocState | None, removed_by_hash):
-    raw = read_file(entry, run.config)
+PARALLEL_MIN_FILES = 300
+
+
+def _outcomes(run: IndexRun):
+    """The outcome of reading and parsing each file of run.to_read, in order."""
+    jobs = [(entry, state.content_hash if state else None) for entry, state in run.to_read]
+    yield from _parallel_map(partial(read_and_parse, config=run.config, full=run.full), jobs, len(jobs))
+
+
+def _worker_count() -> int:
+    configured = os.environ.get("KBG_INDEX_WORKERS")
+    if configured and configured.isdigit():
+        return int(configured)
+    return min(os.cpu_count() or 1, 4)
+
+
+def read_and_parse(job: tuple[FileEntry, str | None], config: Config, full: bool):
+    """One file's outcome, with no store and no shared state (safe in a worker process):
+    a ParsedDocument, a Problem, ("empty", Problem), or ("unchanged", mtime, size)."""
+    entry, known_hash = job
+    raw = read_file(entry, config)
     if isinstance(raw, Problem):
-        run.problems.append(raw)
-        if state is not None:
-            run.kept_paths.add(entry.path)
-        return None
+        return raw
     if not raw.text.strip():
-        run.problems.append(Problem(entry.path, "empty file, nothing to index", "warning"))
-        return ("delete", state.id, 0.0, 0) if state is not None else None
-    if state is not None and not run.full and state.content_hash == raw.content_hash:
-        run.skipped += 1
-        return ("touch", state.id, raw.mtime, raw.size)
-    doc_id = state.id if state else None
-    if state is None and removed_by_hash.get(raw.content_hash):
-        doc_id = removed_by_hash[raw.content_hash].pop().id  # a move: keep the document's id
-        run.moved += 1
+        return ("empty", Problem(entry.path, "empty file, nothing to index", "warning"))
+    if known_hash is not None and not full and known_hash == raw.content_hash:
+        return ("unchanged", raw.mtime, raw.size)
     try:
-        parsed = parse_document(entry.path, raw, run.config)
+        return parse_document(entry.path, raw, config)
     except FrontmatterError as exc:
-        run.problems.append(Problem(entry.path, str(exc)))
+        return Problem(entry.path, str(exc))
+
+
+def _apply(run: IndexRun, entry: FileEntry, state: DocState | None, outcome, removed_by_hash):
+    """What to write for one file's outcome; problems and moves are recorded on run."""
+    if isinstance(outcome, Problem):
+        run.problems.append(outcome)
         if state is not None:
-            run.kept_paths.add(entry.path)
+            run.kept_paths.add(entry.path)  # the last good version stays
         return None
+    if isinstance(outcome, tuple) and outcome[0] == "empty":
+        run.problems.append(outcome[1])
+        return ("delete", state.id, 0.0, 0) if state is not None else None
+    if isinstance(outcome, tuple) and outcome[0] == "unchanged":
+        run.skipped += 1
+        return ("touch", state.id, outcome[1], outcome[2])
+    parsed = outcome
     for hook in run.parsed_hook:
         parsed = hook(parsed)
+    doc_id = state.id if state else None
+    if state is None and removed_by_hash.get(parsed.content_hash):
+        doc_id = removed_by_hash[parsed.content_hash].pop().id  # a move: keep the document's id
+        run.moved += 1
     return (parsed, doc_id)
 
 
@@ -152,17 +193,22 @@ def _write_batch(run: IndexRun, batch) -> None:
         return
     store = run.store
     with store.transaction():
+        changed = False
         for item in batch:
             if item[0] == "touch":
                 store.touch_document(item[1], item[3], item[2])
-            elif item[0] == "delete":
+                continue
+            if item[0] == "delete":
                 store.delete_document(item[1])
                 run.deleted += 1
             else:
                 parsed, doc_id = item
                 store.write_document(parsed, doc_id)
                 run.indexed += 1
-        store.set_meta("entities_dirty", "1")
+            changed = True
+        if changed:
+            run.changed = True
+            store.set_meta("entities_dirty", "1")
 
 
 def entities_stage(run: IndexRun) -> None:
@@ -170,7 +216,9 @@ def entities_stage(run: IndexRun) -> None:
     store = run.store
     if store.get_meta("entities_dirty") != "1" and not run.full:
         return
-    records, _ = assemble_entities(store.all_claims())
+    claims = store.all_claims()
+    records, resolved = assemble_entities(claims)
+    run.assembly = (claims, resolved)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with store.transaction():
         store.sync_entities(records, now)
@@ -202,40 +250,73 @@ def _forms_fingerprint(forms: list[tuple[int, str, str]]) -> str:
 
 def mentions_stage(run: IndexRun) -> None:
     """Link explicit and textual mentions in every document that needs it."""
+    global _SCAN_CONTEXT
     store = run.store
     rescan_all = store.get_meta("mentions_rescan_all") == "1"
     total = store.count_docs_for_mentions(rescan_all)
     if total == 0:
         return
-    matcher = MentionMatcher(matcher_forms(store.entity_forms()))
-    link_resolver = _link_resolver(store)
-    claims_by_doc = _claim_entities_by_doc(store)
+    # Set before any worker is forked, so workers inherit it instead of receiving it pickled.
+    _SCAN_CONTEXT = (
+        MentionMatcher(matcher_forms(store.entity_forms())),
+        _link_resolver(store),
+        _claim_entities_by_doc(store, run.assembly),
+    )
     batch = []
-    for done, doc in enumerate(store.docs_for_mentions(rescan_all), 1):
-        chunks = [(cid, start, text) for cid, start, text in doc["chunks"]]
-        links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
-        anchored = claims_by_doc.get(doc["id"], [])
-        found, ambiguous = find_document_mentions(
-            chunks, links, doc["body_offset"], matcher, lambda link, path=doc["path"]: link_resolver(link, path),
-            {eid for eid, _, _ in anchored},
-        )
-        run.ambiguous_mentions += ambiguous
-        found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
-                  if role == "reference"]
-        batch.append((doc["id"], found))
-        if len(batch) >= BATCH_SIZE:
-            _write_mentions(store, batch)
-            batch = []
-        run.progress("mentions", done, total)
+    results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
+    try:
+        for done, (doc_id, found, ambiguous) in enumerate(results, 1):
+            run.ambiguous_mentions += ambiguous
+            run.mentions_scanned += 1
+            batch.append((doc_id, found))
+            if len(batch) >= BATCH_SIZE:
+                _write_mentions(store, batch)
+                batch = []
+            run.progress("mentions", done, total)
+    finally:
+        results.close()
+        _SCAN_CONTEXT = None
     _write_mentions(store, batch)
     with store.transaction():
         store.set_meta("mentions_rescan_all", "0")
 
 
+_SCAN_CONTEXT = None
+
+
+def scan_document(doc: dict) -> tuple[int, list, int]:
+    """(doc id, mentions with their chunk ids, ambiguous forms left unlinked) for one stored document."""
+    matcher, link_resolver, claims_by_doc = _SCAN_CONTEXT
+    links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
+    anchored = claims_by_doc.get(doc["id"], [])
+    found, ambiguous = find_document_mentions(
+        doc["chunks"], links, doc["body_offset"], matcher, lambda link: link_resolver(link, doc["path"]),
+        {eid for eid, _, _ in anchored},
+    )
+    found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
+              if role == "reference"]
+    return doc["id"], found, ambiguous
+
+
+def _parallel_map(fn, items, total: int):
+    """fn over items, in order: in worker processes when there are enough items to pay for them."""
+    workers = _worker_count()
+    if total < PARALLEL_MIN_FILES or workers < 2:
+        yield from (fn(item) for item in items)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("fork"))
+    try:
+        yield from pool.map(fn, items, chunksize=16)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _write_mentions(store, batch) -> None:
     with store.transaction():
-        for doc_id, found in batch:
-            store.replace_mentions(doc_id, found)
+        store.replace_mentions(batch)
 
 
 def _link_resolver(store) -> Callable[[Link, str], int | None]:
@@ -269,11 +350,15 @@ def _link_resolver(store) -> Callable[[Link, str], int | None]:
     return resolve
 
 
-def _claim_entities_by_doc(store) -> dict[int, list[tuple[int, str, str]]]:
+def _claim_entities_by_doc(store, assembly: tuple | None) -> dict[int, list[tuple[int, str, str]]]:
     """Per document: (entity id, claimed name, role) for its page entity and frontmatter references."""
-    claims = store.all_claims()
-    _, resolved = assemble_entities(claims)
     from .entities import entity_key
+
+    if assembly is None:
+        claims = store.all_claims()
+        _, resolved = assemble_entities(claims)
+    else:
+        claims, resolved = assembly
 
     ids = {rec_key: eid for rec_key, eid in store.entity_ids_by_key().items()}
     out: dict[int, list[tuple[int, str, str]]] = {}
@@ -290,7 +375,8 @@ def finish_stage(run: IndexRun) -> None:
     store = run.store
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with store.transaction():
-        store.refresh_entity_stats(TIER_THRESHOLDS)
+        if run.changed or run.mentions_scanned or run.full:
+            store.refresh_entity_stats(TIER_THRESHOLDS)
         store.record_problems(run.problems, now, clear_paths=[])
         current = {p.path for p in run.problems}
         if run.only is None:

@@ -119,17 +119,15 @@ class SqliteStore:
         db.executemany(
             "INSERT OR IGNORE INTO document_tags (doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in doc.tags]
         )
-        for chunk in doc.chunks:
-            heading = " > ".join(chunk.heading_path)
-            chunk_id = db.execute(
-                "INSERT INTO chunks (doc_id, key, ordinal, heading, start, end, line, text)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (doc_id, chunk.key, chunk.ordinal, heading, chunk.start, chunk.end, chunk.line, chunk.text),
-            ).fetchone()[0]
-            db.execute(
-                "INSERT INTO chunk_fts (rowid, title, heading, body) VALUES (?, ?, ?, ?)",
-                (chunk_id, doc.title, heading, chunk.text),
-            )
+        db.executemany(
+            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, end, line, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(doc_id, c.key, c.ordinal, " > ".join(c.heading_path), c.start, c.end, c.line, c.text) for c in doc.chunks],
+        )
+        db.execute(
+            "INSERT INTO chunk_fts (rowid, title, heading, body)"
+            " SELECT id, ?, heading, text FROM chunks WHERE doc_id = ?",
+            (doc.title, doc_id),
+        )
         db.executemany(
             "INSERT INTO links (doc_id, target, alias, start, end, kind) VALUES (?, ?, ?, ?, ?, ?)",
             [(doc_id, ln.target, ln.alias, ln.start, ln.end, ln.kind) for ln in doc.links],
@@ -274,28 +272,37 @@ class SqliteStore:
         return list(self.db.execute("SELECT entity_id, name, kind FROM entity_names ORDER BY entity_id"))
 
     def docs_for_mentions(self, all_docs: bool) -> Iterator[dict]:
-        where = "" if all_docs else "WHERE mentions_stale = 1"
-        doc_rows = self.db.execute(f"SELECT id, body_offset, path FROM documents {where} ORDER BY id").fetchall()
-        for doc_id, body_offset, path in doc_rows:
-            chunks = self.db.execute(
-                "SELECT id, start, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
-            ).fetchall()
-            links = self.db.execute(
-                "SELECT target, alias, start, end, kind FROM links WHERE doc_id = ? ORDER BY start", (doc_id,)
-            ).fetchall()
-            yield {"id": doc_id, "body_offset": body_offset, "path": path, "chunks": chunks, "links": links}
+        """Documents to scan, each with its chunks and links, read in three streaming queries."""
+        where = "" if all_docs else "WHERE d.mentions_stale = 1"
+        docs = self.db.execute(f"SELECT d.id, d.body_offset, d.path FROM documents d {where} ORDER BY d.id")
+        chunks = self.db.execute(
+            f"SELECT c.doc_id, c.id, c.start, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id {where}"
+            " ORDER BY c.doc_id, c.ordinal"
+        )
+        links = self.db.execute(
+            f"SELECT l.doc_id, l.target, l.alias, l.start, l.end, l.kind FROM links l"
+            f" JOIN documents d ON d.id = l.doc_id {where} ORDER BY l.doc_id, l.start"
+        )
+        chunk_groups = _grouped(chunks)
+        link_groups = _grouped(links)
+        for doc_id, body_offset, path in docs.fetchall():
+            yield {"id": doc_id, "body_offset": body_offset, "path": path,
+                   "chunks": chunk_groups(doc_id), "links": link_groups(doc_id)}
 
     def count_docs_for_mentions(self, all_docs: bool) -> int:
         where = "" if all_docs else "WHERE mentions_stale = 1"
         return self.db.execute(f"SELECT count(*) FROM documents {where}").fetchone()[0]
 
-    def replace_mentions(self, doc_id: int, mentions: list[tuple[int | None, Mention]]) -> None:
-        self.db.execute("DELETE FROM mentions WHERE doc_id = ?", (doc_id,))
+    def replace_mentions(self, batch: list[tuple[int, list[tuple[int | None, Mention]]]]) -> None:
+        """Replace the mentions of each document in batch and mark it scanned."""
+        ids = [(doc_id,) for doc_id, _ in batch]
+        self.db.executemany("DELETE FROM mentions WHERE doc_id = ?", ids)
         self.db.executemany(
             "INSERT INTO mentions (entity_id, doc_id, chunk_id, start, end, surface, kind) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(m.entity_id, doc_id, chunk_id, m.start, m.end, m.surface, m.kind) for chunk_id, m in mentions],
+            [(m.entity_id, doc_id, chunk_id, m.start, m.end, m.surface, m.kind)
+             for doc_id, found in batch for chunk_id, m in found],
         )
-        self.db.execute("UPDATE documents SET mentions_stale = 0 WHERE id = ?", (doc_id,))
+        self.db.executemany("UPDATE documents SET mentions_stale = 0 WHERE id = ?", ids)
 
     def refresh_entity_stats(self, tier_thresholds: tuple[tuple[int, int], ...]) -> None:
         (high, high_tier), (mid, mid_tier) = tier_thresholds
@@ -528,6 +535,21 @@ class SqliteStore:
             "last_run_seconds": float(self.get_meta("last_run_seconds") or 0),
             "schema": [r[0] for r in self.db.execute("SELECT name FROM migrations ORDER BY id")],
         }
+
+
+def _grouped(cursor):
+    """A reader of rows (doc_id, ...) ordered by doc_id: call it with ascending doc ids to get each group."""
+    pending = [next(cursor, None)]
+
+    def take(doc_id: int) -> list[tuple]:
+        rows = []
+        while pending[0] is not None and pending[0][0] <= doc_id:
+            if pending[0][0] == doc_id:
+                rows.append(pending[0][1:])
+            pending[0] = next(cursor, None)
+        return rows
+
+    return take
 
 
 _ENTITY_COLUMNS = (
