@@ -24,8 +24,11 @@ demo: $(VENV)/.installed
 	@echo "== kbg search 'token rotation'"
 	$(KBG) search "token rotation" --limit 5 --vault $(DEMO_VAULT)
 	@echo
-	@echo "== kbg person find Ana   (a profile, found by first name)"
-	$(KBG) person find Ana --vault $(DEMO_VAULT)
+	@echo "== kbg person find Chen   (a profile with its relations, found by first name)"
+	$(KBG) person find Chen --vault $(DEMO_VAULT)
+	@echo
+	@echo "== kbg entity relations 'Ben Okafor' --type manages   (who reports to Ben?)"
+	$(KBG) entity relations "Ben Okafor" --type manages --vault $(DEMO_VAULT)
 	@echo
 	@echo "== kbg person timeline 'Arjun Mehta'"
 	$(KBG) person timeline "Arjun Mehta" --vault $(DEMO_VAULT)
