@@ -192,10 +192,7 @@ def test_entity_list_by_type(cli_vault):
 
 
 def test_every_command_has_json(cli_vault):
-    from kbgraph.cli.app import app
-    import typer.main
-
-    group = typer.main.get_command(app)
+    from kbgraph.cli.app import cli as group
 
     def walk(command, prefix=()):
         subs = getattr(command, "commands", None)

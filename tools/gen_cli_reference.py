@@ -1,4 +1,4 @@
-"""Generate docs/cli.md, the `kbg` command reference, from the Typer app itself.
+"""Generate docs/cli.md, the `kbg` command reference, from the click command tree itself.
 
     python tools/gen_cli_reference.py           # write docs/cli.md
     python tools/gen_cli_reference.py --check   # exit 1 if docs/cli.md is out of date
@@ -33,36 +33,37 @@ codes are in [json.md](json.md); what gets indexed is in [note-format.md](note-f
 
 
 def _root_command():
-    import typer.main
+    from kbgraph.cli.app import cli
 
-    from kbgraph.cli.app import app
-
-    return typer.main.get_command(app)
+    return cli
 
 
-def _context(command, path: str):
-    from typer import _click
+def _context(command, path: str, parent=None):
+    import click
 
-    return _click.Context(command, info_name=path, terminal_width=WIDTH, max_content_width=WIDTH)
+    settings = {**getattr(parent, "_settings", {}), **command.context_settings}
+    ctx = click.Context(command, info_name=path, parent=parent, terminal_width=WIDTH, max_content_width=WIDTH,
+                        **settings)
+    ctx._settings = settings  # inherited by subcommands, as in a real run
+    return ctx
 
 
-def walk(command=None, path: str = "kbg"):
-    """(command path, click command) for the root and every visible subcommand, depth first."""
+def walk(command=None, path: str = "kbg", parent=None):
+    """(command path, click command, context) for the root and every visible subcommand, depth first."""
     command = command or _root_command()
-    yield path, command
-    subcommands = getattr(command, "commands", None)
-    if not subcommands:
+    ctx = _context(command, path, parent)
+    yield path, command, ctx
+    if not getattr(command, "commands", None):
         return
-    ctx = _context(command, path)
     for name in command.list_commands(ctx):
         sub = command.get_command(ctx, name)
         if sub is None or getattr(sub, "hidden", False):
             continue
-        yield from walk(sub, f"{path} {name}")
+        yield from walk(sub, f"{path} {name}", ctx)
 
 
 def command_paths() -> list[str]:
-    return [path for path, _ in walk()]
+    return [path for path, _, _ in walk()]
 
 
 def render() -> str:
@@ -70,7 +71,7 @@ def render() -> str:
     saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(WIDTH)
     try:
-        entries = [(path, command, command.get_help(_context(command, path))) for path, command in walk()]
+        entries = [(path, command, command.get_help(ctx)) for path, command, ctx in walk()]
     finally:
         if saved is None:
             os.environ.pop("COLUMNS", None)

@@ -1,32 +1,31 @@
-"""The `kbg` entry point: the Typer app, its command groups, and the one place errors become exit codes."""
+"""The `kbg` entry point: the command tree, and the one place errors become exit codes."""
 
 from __future__ import annotations
 
 import sys
 
-import typer
+import click
 
-from . import documents_cmd, entity_cmd, index_cmd, portable_cmd, relations_cmd  # noqa: F401  (registers commands)
+from . import documents_cmd, entity_cmd, index_cmd, portable_cmd, relations_cmd
 
-app = typer.Typer(
-    name="kbg",
-    help="kbgraph: a local-first knowledge graph for your markdown notes.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    rich_markup_mode=None,
-)
 
-app.command("init")(index_cmd.init)
-app.add_typer(index_cmd.index_app, name="index")
-app.command("search")(documents_cmd.search)
-app.command("view")(documents_cmd.view)
-app.command("list")(documents_cmd.list_docs)
-app.add_typer(entity_cmd.entity_app, name="entity")
-for _type, _app in entity_cmd.typed_apps().items():
-    app.add_typer(_app, name=_type)
-app.command("export")(portable_cmd.export)
-app.command("import")(portable_cmd.import_)
+@click.group(name="kbg", context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kbgraph", prog_name="kbg")
+def cli() -> None:
+    """kbgraph: a local-first knowledge graph for your markdown notes."""
+
+
+cli.add_command(index_cmd.init)
+cli.add_command(index_cmd.index)
+cli.add_command(documents_cmd.search)
+cli.add_command(documents_cmd.view)
+cli.add_command(documents_cmd.list_docs)
+cli.add_command(entity_cmd.entity)
+for _group in entity_cmd.typed_groups():
+    cli.add_command(_group)
+cli.add_command(portable_cmd.export)
+cli.add_command(portable_cmd.import_)
+relations_cmd.register(entity_cmd.entity)
 
 
 def main() -> None:
@@ -34,7 +33,7 @@ def main() -> None:
     from ..errors import Ambiguous, KbgError
 
     try:
-        app()
+        cli.main(prog_name="kbg")
     except Ambiguous as exc:
         _report_ambiguous(exc)
     except KbgError as exc:

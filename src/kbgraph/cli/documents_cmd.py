@@ -2,34 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import click
 
-import typer
-
-from .common import (
-    FieldsOpt, FormatOpt, FromOpt, JsonOpt, LimitOpt, PathOpt, TagOpt, ToOpt, TypeOpt, VaultOpt,
-    doc_filter, open_workspace,
-)
+from .common import doc_filter, doc_filter_options, json_option, list_options, open_workspace, vault_option
 
 
 SEARCH_FIELDS = ("path", "line", "title", "kind", "date", "heading", "snippet", "score", "doc_id", "chunk_id")
 DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime", "indexed_at", "owner", "visibility")
 
 
-def search(
-    query: Annotated[str, typer.Argument(help="Words to find; \"a phrase\", prefix*, -exclude work.")],
-    limit: LimitOpt = 10,
-    types: TypeOpt = None,
-    path: PathOpt = None,
-    date_from: FromOpt = None,
-    date_to: ToOpt = None,
-    tags: TagOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-    fmt: FormatOpt = None,
-    fields: FieldsOpt = None,
-) -> None:
-    """Full-text search (BM25) over the vault's sections; one hit per document, best section first."""
+@click.command()
+@click.argument("query")
+@click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(min=1), help="Maximum results.")
+@doc_filter_options
+@vault_option
+@list_options
+def search(query, limit, types, path, date_from, date_to, tags, vault, as_json, fmt, fields) -> None:
+    """Full-text search (BM25) over the vault's sections; one hit per document, best section first.
+
+    QUERY is plain words; "a phrase", prefix* and -exclude work, and any other text is safe.
+    """
     from .output import emit_rows, highlight, resolve_format
 
     fmt = resolve_format(fmt, as_json)
@@ -65,12 +57,13 @@ def _where(row: dict):
     return where
 
 
-def view(
-    target: Annotated[str, typer.Argument(help="A path, path:LINE, or a document id (12 or #12).")],
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Show a document (or, with path:LINE, the section holding that line) with its metadata."""
+@click.command()
+@click.argument("target")
+@vault_option
+@json_option
+def view(target: str, vault: str | None, as_json: bool) -> None:
+    """Show a document with its metadata. TARGET is a path, path:LINE (the section holding
+    that line) or a document id (12 or #12)."""
     from ..documents import view_document
 
     with open_workspace(vault) as ws:
@@ -105,18 +98,12 @@ def _print_view(result: dict) -> None:
     console.print(escape(result["text"]), highlight=False, soft_wrap=True)
 
 
-def list_docs(
-    types: TypeOpt = None,
-    date_from: FromOpt = None,
-    date_to: ToOpt = None,
-    path: PathOpt = None,
-    tags: TagOpt = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Maximum rows (0: all).")] = 0,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-    fmt: FormatOpt = None,
-    fields: FieldsOpt = None,
-) -> None:
+@click.command("list")
+@doc_filter_options
+@click.option("--limit", "-n", default=0, type=click.IntRange(min=0), help="Maximum rows (0: all).")
+@vault_option
+@list_options
+def list_docs(types, date_from, date_to, path, tags, limit, vault, as_json, fmt, fields) -> None:
     """List indexed documents, newest first, filtered by kind, date, folder or tag."""
     from ..documents import list_documents
     from .output import emit_rows, resolve_format

@@ -2,33 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import click
 
-import typer
-
-from .common import FieldsOpt, FormatOpt, JsonOpt, VaultOpt, open_workspace
+from .common import json_option, list_options, open_workspace, vault_option
 from .documents_cmd import DOCUMENT_FIELDS
 
-entity_app = typer.Typer(help="Entities: people, projects, teams, technologies and more.", no_args_is_help=True)
-NameArg = Annotated[str, typer.Argument(help="A name or alias.")]
-EntityTypeOpt = Annotated[Optional[str], typer.Option("--type", help="Only entities of this type.")]
+
+@click.group()
+def entity() -> None:
+    """Entities: people, projects, teams, technologies and more, and their relations."""
 
 
-@entity_app.command("find")
-def entity_find(name: NameArg, entity_type: EntityTypeOpt = None, vault: VaultOpt = None, as_json: JsonOpt = False):
-    """Show an entity's profile (any type)."""
+def _entity_type_option(fn):
+    return click.option("--type", "entity_type", default=None, metavar="TYPE", help="Only entities of this type.")(fn)
+
+
+@entity.command("find")
+@click.argument("name")
+@_entity_type_option
+@vault_option
+@json_option
+def entity_find(name, entity_type, vault, as_json):
+    """Show the profile of the entity NAME (a name or alias; any type)."""
     _find(name, entity_type, vault, as_json)
 
 
-@entity_app.command("list")
-def entity_list(
-    entity_type: EntityTypeOpt = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Maximum rows (0: all).")] = 0,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-    fmt: FormatOpt = None,
-    fields: FieldsOpt = None,
-):
+@entity.command("list")
+@_entity_type_option
+@click.option("--limit", "-n", default=0, type=click.IntRange(min=0), help="Maximum rows (0: all).")
+@vault_option
+@list_options
+def entity_list(entity_type, limit, vault, as_json, fmt, fields):
     """List entities, most mentioned first within each type."""
     from ..model import as_dict
     from .output import emit_rows, resolve_format
@@ -120,28 +124,38 @@ def _timeline(name: str, entity_type: str | None, vault, as_json: bool, fmt, fie
     )
 
 
-def typed_apps() -> dict[str, typer.Typer]:
+def typed_groups() -> list[click.Group]:
     """`kbg person find|timeline`, `kbg project ...`, `kbg team ...`: the entity commands for one type."""
-    return {entity_type: _typed_app(entity_type) for entity_type in ("person", "project", "team")}
+    return [_typed_group(entity_type) for entity_type in ("person", "project", "team")]
 
 
-def _typed_app(entity_type: str) -> typer.Typer:
-    sub = typer.Typer(help=f"{entity_type.title()} entities.", no_args_is_help=True)
+def _typed_group(entity_type: str) -> click.Group:
+    @click.group(entity_type, help=f"{entity_type.title()} entities.")
+    def group() -> None:
+        pass
 
-    @sub.command("find", help=f"Show a {entity_type}'s profile.")
-    def find(name: NameArg, vault: VaultOpt = None, as_json: JsonOpt = False):
+    @group.command("find", help=f"Show the profile of the {entity_type} NAME (a name or alias).")
+    @click.argument("name")
+    @vault_option
+    @json_option
+    def find(name, vault, as_json):
         _find(name, entity_type, vault, as_json)
 
-    @sub.command("timeline", help=f"Documents mentioning a {entity_type}, oldest first.")
-    def timeline(name: NameArg, vault: VaultOpt = None, as_json: JsonOpt = False, fmt: FormatOpt = None,
-                 fields: FieldsOpt = None):
+    @group.command("timeline", help=f"Documents mentioning the {entity_type} NAME, oldest first.")
+    @click.argument("name")
+    @vault_option
+    @list_options
+    def timeline(name, vault, as_json, fmt, fields):
         _timeline(name, entity_type, vault, as_json, fmt, fields)
 
-    return sub
+    return group
 
 
-@entity_app.command("timeline")
-def entity_timeline(name: NameArg, entity_type: EntityTypeOpt = None, vault: VaultOpt = None,
-                    as_json: JsonOpt = False, fmt: FormatOpt = None, fields: FieldsOpt = None):
-    """Documents mentioning an entity, oldest first."""
+@entity.command("timeline")
+@click.argument("name")
+@_entity_type_option
+@vault_option
+@list_options
+def entity_timeline(name, entity_type, vault, as_json, fmt, fields):
+    """Documents mentioning the entity NAME, oldest first."""
     _timeline(name, entity_type, vault, as_json, fmt, fields)

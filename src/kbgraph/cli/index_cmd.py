@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+import click
 
-import typer
-
-from .common import JsonOpt, VaultOpt, open_workspace
-
-index_app = typer.Typer(help="Index the vault (incremental), or show the index's status.", no_args_is_help=False)
+from .common import json_option, open_workspace, vault_option
 
 EXIT_FILE_ERRORS = 3
 PROGRESS_MIN_FILES = 200
 
 
-def init(
-    path: Annotated[Optional[str], typer.Argument(help="Folder to make a vault (default: current folder).")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Make a folder a vault: writes kbgraph.toml; the index will live in <vault>/.kbgraph/."""
+@click.command()
+@click.argument("path", required=False)
+@json_option
+def init(path: str | None, as_json: bool) -> None:
+    """Make PATH (default: the current folder) a vault: writes kbgraph.toml; the index lives in PATH/.kbgraph/."""
     from ..workspace import init_vault
 
     root, created = init_vault(path or ".")
@@ -32,15 +28,17 @@ def init(
     print(f"{verb} {root / 'kbgraph.toml'}\nNext: kbg index --vault {root}")
 
 
-@index_app.callback(invoke_without_command=True)
-def index(
-    ctx: typer.Context,
-    full: Annotated[bool, typer.Option("--full", help="Re-read every file, not only changed ones.")] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or problem list.")] = False,
-) -> None:
-    """Index the vault: new, changed, moved and deleted files (by content hash)."""
+@click.group(invoke_without_command=True)
+@click.option("--full", is_flag=True, help="Re-read every file, not only changed ones.")
+@vault_option
+@json_option
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or problem list.")
+@click.pass_context
+def index(ctx: click.Context, full: bool, vault: str | None, as_json: bool, quiet: bool) -> None:
+    """Index the vault: new, changed, moved and deleted files (by content hash).
+
+    `kbg index status` shows counts, sizes and problems instead.
+    """
     if ctx.invoked_subcommand is not None:
         return
     from ..model import as_dict
@@ -111,8 +109,10 @@ class _ProgressBar:
             self.progress.stop()
 
 
-@index_app.command("status")
-def status(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+@index.command("status")
+@vault_option
+@json_option
+def status(vault: str | None, as_json: bool) -> None:
     """Counts, sizes, when the vault was last indexed, and files with problems."""
     from dataclasses import asdict
 

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Iterable
 
-import typer
+import click
 
 FORMATS = ("table", "json", "jsonl", "csv")
 
@@ -22,7 +22,7 @@ def resolve_format(fmt: str | None, as_json: bool) -> str:
         return "json"
     fmt = (fmt or "table").lower()
     if fmt not in FORMATS:
-        raise typer.BadParameter(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}", param_hint="--format")
+        raise click.BadParameter(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}", param_hint="--format")
     return fmt
 
 
@@ -34,7 +34,7 @@ def select_fields(rows: list[dict], fields: str | None, available: Iterable[str]
     wanted = [f.strip() for f in fields.split(",") if f.strip()]
     unknown = [f for f in wanted if f not in available]
     if unknown:
-        raise typer.BadParameter(
+        raise click.BadParameter(
             f"unknown field(s) {', '.join(unknown)}; available: {', '.join(available)}", param_hint="--fields"
         )
     return [{k: row.get(k) for k in wanted} for row in rows], wanted

@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+import click
 
-import typer
-
-from .common import JsonOpt, VaultOpt, open_workspace
+from .common import json_option, open_workspace, vault_option
 
 
-def export(
-    fmt: Annotated[str, typer.Option("--format", help="json (one document) or jsonl (one record per line).")] = "json",
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@click.command()
+@click.option("--format", "fmt", default="json", show_default=True, type=click.Choice(["json", "jsonl"]),
+              help="json (one document) or jsonl (one record per line).")
+@click.option("--output", "-o", default=None, metavar="FILE", help="Write here instead of stdout.")
+@vault_option
+@json_option
+def export(fmt, output, vault, as_json) -> None:
     """Write every entity, asserted entity and relation (with evidence and dates) for `kbg import`."""
     import json
 
     from ..portable import export_data, to_jsonl
 
-    if fmt not in ("json", "jsonl"):
-        raise typer.BadParameter("use json or jsonl", param_hint="--format")
     with open_workspace(vault) as ws:
         data = export_data(ws.store)
     text = to_jsonl(data) if fmt == "jsonl" else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
@@ -41,12 +38,13 @@ def export(
     sys.stdout.write(text)
 
 
-def import_(
-    path: Annotated[str, typer.Argument(help="A file written by `kbg export` (json or jsonl), or - for stdin.")],
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Restore asserted entities and relations from an export (validated whole before anything is written)."""
+@click.command("import")
+@click.argument("path")
+@vault_option
+@json_option
+def import_(path, vault, as_json) -> None:
+    """Restore asserted entities and relations from PATH, a file written by `kbg export` (json or
+    jsonl; - reads stdin). The whole file is validated before anything is written."""
     from ..errors import InvalidInput
     from ..portable import import_data, load_export
 

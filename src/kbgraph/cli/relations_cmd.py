@@ -2,33 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import click
 
-import typer
+from .common import json_option, list_options, open_workspace, vault_option
 
-from .common import FieldsOpt, FormatOpt, JsonOpt, VaultOpt, open_workspace
-from .entity_cmd import entity_app
 
-RelTypeOpt = Annotated[str, typer.Option("--type", help="Relation type, in either direction (reports-to or manages).")]
-TargetOpt = Annotated[str, typer.Option("--target", help="The other entity (name or alias).")]
+def register(group: click.Group) -> None:
+    """Add the relation commands to `kbg entity`."""
+    for command in (relate, unrelate, relations, stale):
+        group.add_command(command)
+
+
+def _type_and_target(fn):
+    fn = click.option("--target", required=True, metavar="NAME", help="The other entity (name or alias).")(fn)
+    return click.option("--type", "type_name", required=True, metavar="TYPE",
+                        help="Relation type, in either direction (reports-to or manages).")(fn)
+
 _VIEW_FIELDS = ("type", "reason", "since", "valid_until", "confidence", "source_doc", "strength", "expired")
 _ROW_COLUMNS = [("type", "Type"), ("other", "Entity"), ("reason", "Reason"), ("since", "Since"),
                 ("valid_until", "Until"), ("confidence", "Confidence"), ("source_doc", "Evidence")]
 
 
-@entity_app.command("relate")
-def relate(
-    source: Annotated[str, typer.Argument(help="The entity the relation starts from.")],
-    type_name: RelTypeOpt,
-    target: TargetOpt,
-    reason: Annotated[Optional[str], typer.Option("--reason", help="Why (required for custom).")] = None,
-    source_doc: Annotated[Optional[str], typer.Option("--source-doc", help="Evidence: a vault-relative path.")] = None,
-    valid_until: Annotated[Optional[str], typer.Option("--valid-until", help="YYYY-MM-DD; past dates expire it.")] = None,
-    create: Annotated[Optional[str], typer.Option("--create", help="Create a missing target of this entity type.")] = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Relate two entities (stored once; mirrored into the source entity's page under ## Relations)."""
+@click.command("relate")
+@click.argument("source")
+@_type_and_target
+@click.option("--reason", default=None, help="Why (required for custom).")
+@click.option("--source-doc", default=None, metavar="PATH", help="Evidence: a vault-relative path.")
+@click.option("--valid-until", default=None, metavar="DATE", help="YYYY-MM-DD; a past date expires the relation.")
+@click.option("--create", default=None, metavar="TYPE", help="Create a missing target, of this entity type.")
+@vault_option
+@json_option
+def relate(source, type_name, target, reason, source_doc, valid_until, create, vault, as_json) -> None:
+    """Relate SOURCE to --target (stored once; mirrored into the source entity's page under ## Relations)."""
     from ..relation_edits import relate as do_relate
 
     with open_workspace(vault) as ws:
@@ -43,15 +48,13 @@ def relate(
     print(f"{result['source']} --{result['type']}--> {result['target']}{where}{strength}")
 
 
-@entity_app.command("unrelate")
-def unrelate(
-    source: Annotated[str, typer.Argument(help="The entity the relation starts from.")],
-    type_name: RelTypeOpt,
-    target: TargetOpt,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Remove a relation (and its line from the page that holds it)."""
+@click.command("unrelate")
+@click.argument("source")
+@_type_and_target
+@vault_option
+@json_option
+def unrelate(source, type_name, target, vault, as_json) -> None:
+    """Remove the relation SOURCE --type--> --target (and its line from the page that holds it)."""
     from ..relation_edits import unrelate as do_unrelate
 
     with open_workspace(vault) as ws:
@@ -65,24 +68,21 @@ def unrelate(
     print(f"removed {result['source']} --{result['type']}--> {result['target']}{where}")
 
 
-@entity_app.command("relations")
-def relations(
-    name: Annotated[Optional[str], typer.Argument(help="An entity; omit it to list every relation of --type.")] = None,
-    type_name: Annotated[Optional[str], typer.Option("--type", help="Only this relation type.")] = None,
-    include_expired: Annotated[bool, typer.Option("--include-expired", help="Also relations past valid_until.")] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-    fmt: FormatOpt = None,
-    fields: FieldsOpt = None,
-) -> None:
-    """An entity's relations and inverse relations, or every relation of one type across the graph."""
+@click.command("relations")
+@click.argument("name", required=False)
+@click.option("--type", "type_name", default=None, metavar="TYPE", help="Only this relation type (either direction's name).")
+@click.option("--include-expired", is_flag=True, help="Also relations past their valid_until date.")
+@vault_option
+@list_options
+def relations(name, type_name, include_expired, vault, as_json, fmt, fields) -> None:
+    """The relations and inverse relations of the entity NAME; without NAME, every relation of --type."""
     from ..lookup import find_entity
     from ..relations import entity_relations, relations_of_type
     from .output import emit_rows, resolve_format
 
     fmt = resolve_format(fmt, as_json)
     if name is None and not type_name:
-        raise typer.BadParameter("give an entity name, or --type to list every relation of a type")
+        raise click.UsageError("give an entity name, or --type to list every relation of a type")
     with open_workspace(vault) as ws:
         vocab = ws.config.vocabulary
         if name is None:
@@ -106,15 +106,14 @@ def relations(
               title=f"Relations of {data['entity']}", empty_message=f"{data['entity']} has no relations yet")
 
 
-@entity_app.command("stale")
-def stale(
-    days: Annotated[int, typer.Option("--days", help="Quiet for this many days.")] = 90,
-    entity_type: Annotated[Optional[str], typer.Option("--type", help="Only entities of this type.")] = None,
-    include_relations: Annotated[bool, typer.Option("--include-relations",
-                                                    help="Also relations worth a second look.")] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@click.command("stale")
+@click.option("--days", default=90, show_default=True, type=int, help="Quiet for this many days.")
+@click.option("--type", "entity_type", default=None, metavar="TYPE", help="Only entities of this type.")
+@click.option("--include-relations", is_flag=True,
+              help="Also relations that are expired, unconfirmed, or whose ends went quiet.")
+@vault_option
+@json_option
+def stale(days, entity_type, include_relations, vault, as_json) -> None:
     """Entities neither updated nor mentioned in --days days (and, optionally, doubtful relations)."""
     from ..staleness import stale_report
 
