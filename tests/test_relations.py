@@ -294,3 +294,58 @@ def test_concurrent_relate_from_two_processes_keeps_both(rvault):
     assert sorted(r["target"] for r in rels) == sorted(targets)
     index_vault(rvault)
     assert sorted(r["target"] for r in kbg(rvault, "entity", "relations", "Ben")["relations"]) == sorted(targets)
+
+
+def test_merge_moves_names_mentions_and_relations_and_survives_a_full_reindex(rvault):
+    extra = rvault / "people/d-kowalski.md"
+    extra.write_text("---\ntype: person\nname: D. Kowalski Jr\n---\n# D. Kowalski Jr\n\nOn call this week.\n\n"
+                     "## Relations\n\n- reports-to [[Ana Lima]]\n")
+    (rvault / "notes/oncall.md").write_text("D. Kowalski Jr paged Arjun twice.\n")
+    index_vault(rvault)
+    kbg(rvault, "entity", "relate", "Dana Kowalski", "--type", "reports-to", "--target", "Ana Lima")
+    kbg(rvault, "entity", "relate", "D. Kowalski Jr", "--type", "collaborates-with", "--target", "Dana Kowalski")
+    before = tree_digest(rvault)
+
+    result = kbg(rvault, "entity", "merge", "D. Kowalski Jr", "Dana Kowalski")
+
+    assert result["into"] == "Dana Kowalski" and "D. Kowalski Jr" in result["aliases"]
+    (dropped,) = result["self_relations_dropped"]  # symmetric: stored in either order
+    assert "--collaborates-with-->" in dropped and "D. Kowalski Jr" in dropped and "Dana Kowalski" in dropped
+    assert tree_digest(rvault) == before, "merging writes nothing into the notes"
+    for _ in range(2):
+        dana = kbg(rvault, "person", "find", "D. Kowalski Jr")  # the old name finds the merged entity
+        assert dana["entity"]["name"] == "Dana Kowalski"
+        rels = kbg(rvault, "entity", "relations", "Dana Kowalski")["relations"]
+        assert [(r["type"], r["target"]) for r in rels] == [("reports-to", "Ana Lima")], "duplicates collapse"
+        timeline = [d["path"] for d in kbg(rvault, "person", "timeline", "Dana")["documents"]]
+        assert "notes/oncall.md" in timeline and "people/d-kowalski.md" in timeline
+        index_vault(rvault, full=True)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("Dana", "Dana Kowalski"), "are the same entity"),
+    (("Dana", "Platform"), "only entities of one type can be merged"),
+    (("Nobody", "Dana"), "no entity named 'Nobody'"),
+])
+def test_bad_merges_are_refused(rvault, args, message):
+    assert message in kbg_error(rvault, "entity", "merge", *args)
+
+
+def test_a_merged_away_name_means_the_survivor(rvault):
+    kbg(rvault, "entity", "merge", "Sam Ortiz", "Sam Li")
+    assert kbg(rvault, "person", "find", "Sam")["entity"]["name"] == "Sam Li", "one Sam left"
+    assert "are the same entity (Sam Li)" in kbg_error(rvault, "entity", "merge", "Sam Ortiz", "Sam Li")
+    assert "are the same entity (Sam Li)" in kbg_error(rvault, "entity", "merge", "Sam Li", "Sam Ortiz")
+
+
+def test_merges_travel_in_export_and_import(rvault, tmp_path):
+    import shutil
+
+    kbg(rvault, "entity", "merge", "Sam Ortiz", "Sam Li")
+    out = tmp_path / "export.json"
+    kbg(rvault, "export", "-o", str(out))
+    fresh = tmp_path / "fresh"
+    shutil.copytree(rvault, fresh, ignore=shutil.ignore_patterns(".kbgraph"))
+    run_kbg("index", "--vault", str(fresh))
+    assert kbg(fresh, "import", str(out))["merges"] == 1
+    assert kbg(fresh, "person", "find", "Sam Ortiz")["entity"]["name"] == "Sam Li"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .mentions import Form, derived_first_name
-from .model import EntityClaim, EntityRecord
+from .model import EntityClaim, EntityRecord, Merge
 from .names import name_key
 
 TIER_THRESHOLDS = ((15, 3), (5, 2))  # mention count -> tier; below both, tier 1
@@ -27,14 +27,22 @@ class _Builder:
     page_doc_id: int | None = None
     attributes: dict = field(default_factory=dict)
     claim_docs: set[int] = field(default_factory=set)
+    extra_pages: list[int] = field(default_factory=list)
 
 
 def entity_key(entity_type: str, name: str) -> str:
     return f"{entity_type}:{name_key(name)}"
 
 
-def assemble_entities(claims: list[EntityClaim]) -> tuple[list[EntityRecord], dict[tuple[int, str, str], str]]:
-    """The entity set, and for each reference claim (doc, type, name) the key of the entity it names."""
+def assemble_entities(
+    claims: list[EntityClaim], merges: list[Merge] = ()
+) -> tuple[list[EntityRecord], dict[tuple[int, str, str], str]]:
+    """The entity set, and for each reference claim (doc, type, name) the key of the entity it names.
+
+    Recorded merges are replayed last, in the order they were made: the merged entity's
+    name and aliases become aliases of the one it was merged into, and its pages and
+    references point there.
+    """
     specs: dict[str, _Builder] = {}
     pages = sorted((c for c in claims if c.role == "page"), key=lambda c: c.doc_path)
     for claim in pages:
@@ -65,11 +73,35 @@ def assemble_entities(claims: list[EntityClaim]) -> tuple[list[EntityRecord], di
                 by_name.setdefault(name_key(claim.name), []).append(target)
         specs[target].claim_docs.add(claim.doc_id)
         resolved[(claim.doc_id, claim.type, claim.name)] = target
+    for merge in merges:
+        _apply_merge(specs, resolved, merge)
     records = [
-        EntityRecord(s.key, s.type, s.name, tuple(s.aliases), s.page_doc_id, _forms(s), s.attributes)
+        EntityRecord(s.key, s.type, s.name, tuple(s.aliases), s.page_doc_id, _forms(s), s.attributes,
+                     tuple(p for p in (s.page_doc_id, *s.extra_pages) if p is not None))
         for s in sorted(specs.values(), key=lambda s: s.key)
     ]
     return records, resolved
+
+
+def _apply_merge(specs: dict[str, _Builder], resolved: dict, merge: Merge) -> None:
+    merged = specs.pop(merge.from_key, None)
+    if merged is None:
+        return  # nothing claims the merged entity any more; the decision waits for it
+    into = specs.get(merge.into_key)
+    if into is None:
+        into = specs[merge.into_key] = _Builder(merge.into_key, merge.into_type, merge.into_name)
+    for alias in (merged.name, *merged.aliases):
+        if alias != into.name and alias not in into.aliases:
+            into.aliases.append(alias)
+    into.claim_docs |= merged.claim_docs
+    if into.page_doc_id is None:
+        into.page_doc_id = merged.page_doc_id
+    elif merged.page_doc_id is not None:
+        into.extra_pages.append(merged.page_doc_id)
+    into.extra_pages.extend(merged.extra_pages)
+    for claim, key in resolved.items():
+        if key == merge.from_key:
+            resolved[claim] = merge.into_key
 
 
 def _resolve_reference(claim: EntityClaim, specs: dict[str, _Builder], by_name: dict[str, list[str]]) -> str | None:

@@ -180,6 +180,19 @@ class EntityRecord:
     page_doc_id: int | None
     forms: tuple[tuple[str, str], ...]  # (surface, "name" | "alias" | "first-name")
     attributes: dict = field(compare=False, hash=False)
+    page_docs: tuple[int, ...] = ()  # every page, the merged-in entities' included
+
+
+@dataclass(frozen=True)
+class Merge:
+    """A recorded decision: the entity from_key is the entity into_key."""
+
+    from_key: str
+    from_type: str
+    from_name: str
+    into_key: str
+    into_type: str
+    into_name: str
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ class IndexRun:
     parsed_hook: list[Callable[[ParsedDocument], ParsedDocument]] = field(default_factory=list)
     changed: bool = False  # any document written or removed in this run
     mentions_scanned: int = 0
-    assembly: tuple | None = None  # (claims, resolved references), computed once per run
+    assembly: tuple | None = None  # (claims, resolved references, merges), computed once per run
 
 
 Stage = Callable[[IndexRun], None]
@@ -217,8 +217,9 @@ def entities_stage(run: IndexRun) -> None:
     if store.get_meta("entities_dirty") != "1" and not run.full:
         return
     claims = store.all_claims()
-    records, resolved = assemble_entities(claims)
-    run.assembly = (claims, resolved)
+    merges = store.merges()
+    records, resolved = assemble_entities(claims, merges)
+    run.assembly = (claims, resolved, merges)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with store.transaction():
         store.sync_entities(records, now)
@@ -355,10 +356,11 @@ def _claim_entities_by_doc(store, assembly: tuple | None) -> dict[int, list[tupl
     from .entities import entity_key
 
     if assembly is None:
-        claims = store.all_claims()
-        _, resolved = assemble_entities(claims)
+        claims, merges = store.all_claims(), store.merges()
+        _, resolved = assemble_entities(claims, merges)
     else:
-        claims, resolved = assembly
+        claims, resolved, merges = assembly
+    merged_into = {m.from_key: m.into_key for m in merges}
 
     ids = {rec_key: eid for rec_key, eid in store.entity_ids_by_key().items()}
     out: dict[int, list[tuple[int, str, str]]] = {}
@@ -366,6 +368,8 @@ def _claim_entities_by_doc(store, assembly: tuple | None) -> dict[int, list[tupl
         key = entity_key(claim.type, claim.name) if claim.role == "page" else resolved.get(
             (claim.doc_id, claim.type, claim.name)
         )
+        while key in merged_into:
+            key = merged_into[key]
         if key in ids:
             out.setdefault(claim.doc_id, []).append((ids[key], claim.name, claim.role))
     return out

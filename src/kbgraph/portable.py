@@ -13,10 +13,12 @@ from pathlib import Path
 
 from .entities import entity_key
 from .errors import InvalidInput
-from .model import as_dict
+from .model import Merge, as_dict
 from .relations import now_iso, parse_valid_until
 
 FORMAT = "kbgraph-export"
+_RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
+                 "relation": "relations"}
 VERSION = 1
 _RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origin_doc", "created_at", "updated_at",
                   "valid_until", "strength", "inferred", "owner", "visibility")
@@ -35,14 +37,16 @@ def export_data(store) -> dict:
     ]
     return {
         "format": FORMAT, "version": VERSION, "exported_at": now_iso(),
-        "entities": entities, "asserted_entities": store.asserted_entities(), "relations": relations,
+        "entities": entities, "asserted_entities": store.asserted_entities(), "merges": store.merge_rows(),
+        "relations": relations,
     }
 
 
 def to_jsonl(data: dict) -> str:
     lines = [json.dumps({"record": "header", "format": data["format"], "version": data["version"],
                          "exported_at": data["exported_at"]}, ensure_ascii=False)]
-    for kind, key in (("entity", "entities"), ("asserted_entity", "asserted_entities"), ("relation", "relations")):
+    for kind, key in (("entity", "entities"), ("asserted_entity", "asserted_entities"), ("merge", "merges"),
+                      ("relation", "relations")):
         lines += [json.dumps({"record": kind, **item}, ensure_ascii=False) for item in data[key]]
     return "\n".join(lines) + "\n"
 
@@ -67,7 +71,7 @@ def load_export(text: str) -> dict:
 
 
 def _from_jsonl(text: str) -> dict:
-    data = {"entities": [], "asserted_entities": [], "relations": []}
+    data = {"entities": [], "asserted_entities": [], "merges": [], "relations": []}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -78,8 +82,8 @@ def _from_jsonl(text: str) -> dict:
         kind = record.pop("record", None) if isinstance(record, dict) else None
         if kind == "header":
             data.update(record)
-        elif kind in ("entity", "asserted_entity", "relation"):
-            data[{"entity": "entities", "asserted_entity": "asserted_entities", "relation": "relations"}[kind]].append(record)
+        elif kind in _RECORD_LISTS:
+            data[_RECORD_LISTS[kind]].append(record)
         else:
             raise InvalidInput(f"line {number}: unknown record {kind!r}")
     return data
@@ -90,10 +94,15 @@ def import_data(ws, data: dict) -> dict:
     store, vocab = ws.store, ws.config.vocabulary
     relations = [_valid_relation(i, r, vocab, ws.config.entity_types) for i, r in enumerate(data.get("relations", []))]
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
+    merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
     now = now_iso()
+    known = {m.from_key for m in store.merges()}
     with store.transaction():
         for item in asserted:
             store.add_asserted_entity(item["type"], item["name"], item.get("created_at") or now)
+        for merge, created_at in merges:
+            if merge.from_key not in known:
+                store.add_merge(merge, [], created_at or now)
     _rebuild_entities(ws)
     ids = store.entity_ids_by_key()
     missing = {(end["type"], end["name"]) for r in relations for end in (r["source"], r["target"])
@@ -120,7 +129,8 @@ def import_data(ws, data: dict) -> dict:
                 "origin": "page" if from_page else "user",
                 "origin_doc_id": current["origin_doc_id"] if from_page else None,
             })
-    return {"asserted_entities": len(asserted), "relations": len(relations), "created_entities": len(missing)}
+    return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
+            "created_entities": len(missing)}
 
 
 def _rebuild_entities(ws) -> None:
@@ -137,6 +147,17 @@ def _valid_entity(index: int, item: object, entity_types) -> dict:
     if item.get("type") not in entity_types:
         raise InvalidInput(f"asserted entity #{index + 1} ({item['name']!r}): unknown entity type {item.get('type')!r}")
     return item
+
+
+def _valid_merge(index: int, item: object, entity_types) -> Merge:
+    if not isinstance(item, dict) or not all(isinstance(item.get(k), dict) for k in ("from", "into")):
+        raise InvalidInput(f"merge #{index + 1}: needs from and into, each with type and name")
+    ends = [_valid_entity(index, item[k], entity_types) for k in ("from", "into")]
+    merge = Merge(entity_key(ends[0]["type"], ends[0]["name"]), ends[0]["type"], ends[0]["name"],
+                  entity_key(ends[1]["type"], ends[1]["name"]), ends[1]["type"], ends[1]["name"])
+    if merge.from_key == merge.into_key:
+        raise InvalidInput(f"merge #{index + 1}: merges {ends[0]['name']!r} into itself")
+    return merge
 
 
 def _valid_relation(index: int, item: object, vocab, entity_types) -> dict:

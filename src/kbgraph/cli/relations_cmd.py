@@ -9,7 +9,7 @@ from .common import json_option, list_options, open_workspace, vault_option
 
 def register(group: click.Group) -> None:
     """Add the relation commands to `kbg entity`."""
-    for command in (relate, unrelate, relations, stale):
+    for command in (relate, unrelate, relations, stale, merge):
         group.add_command(command)
 
 
@@ -132,3 +132,26 @@ def stale(days, entity_type, include_relations, vault, as_json) -> None:
     if include_relations:
         render_table(report["relations"], [("source", "Source"), ("type", "Type"), ("target", "Target"),
                                            ("why", "Why")], "Relations to review", "no relations to review")
+
+
+@click.command("merge")
+@click.argument("merged")
+@click.argument("into")
+@vault_option
+@json_option
+def merge(merged, into, vault, as_json) -> None:
+    """Merge the entity MERGED into INTO: its names become INTO's aliases and its mentions and
+    relations move to INTO (recorded, so it survives a full re-index and export/import)."""
+    from ..merging import merge_entities
+
+    with open_workspace(vault) as ws:
+        result = merge_entities(ws, merged, into)
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+        return
+    print(f"merged {result['merged']} into {result['into']} (aliases: {', '.join(result['aliases'])}; "
+          f"{result['relations_moved']} relations moved, {result['duplicates_collapsed']} duplicates collapsed)")
+    for dropped in result["self_relations_dropped"]:
+        print(f"dropped {dropped}: it would relate {result['into']} to itself")

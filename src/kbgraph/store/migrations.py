@@ -227,7 +227,34 @@ def m003_relations(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [m001_documents_chunks, m002_entities_mentions, m003_relations]
+def m004_merges_and_entity_pages(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- A user's decision that two entities are one: replayed on every rebuild of the entity set.
+        CREATE TABLE entity_merges (
+            id INTEGER PRIMARY KEY,
+            from_key TEXT NOT NULL UNIQUE,
+            from_type TEXT NOT NULL,
+            from_name TEXT NOT NULL,
+            into_key TEXT NOT NULL,
+            into_type TEXT NOT NULL,
+            into_name TEXT NOT NULL,
+            moved_relations TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            CHECK (from_key != into_key)
+        ) STRICT;
+
+        -- Every page of an entity (a merged entity keeps the pages of both).
+        CREATE TABLE entity_pages (
+            doc_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+            entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE
+        ) STRICT;
+        """,
+    )
+
+
+MIGRATIONS = [m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages]
 
 
 def apply_migrations(db: sqlite3.Connection) -> list[str]:

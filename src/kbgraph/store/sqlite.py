@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import StoreError
-from ..model import Entity, EntityClaim, EntityRecord, Mention, ParsedDocument, Problem
+from ..model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
 from .base import DocFilter, DocState
 from .migrations import apply_migrations
 
@@ -256,6 +256,11 @@ class SqliteStore:
             ids[rec.key] = entity_id
         gone = [(old[0],) for old in existing.values()]
         db.executemany("DELETE FROM entities WHERE id = ?", gone)
+        db.execute("DELETE FROM entity_pages")
+        db.executemany(
+            "INSERT OR IGNORE INTO entity_pages (doc_id, entity_id) VALUES (?, ?)",
+            [(doc_id, ids[rec.key]) for rec in records for doc_id in rec.page_docs],
+        )
         db.execute("DELETE FROM entity_names")
         from ..names import name_key
 
@@ -478,9 +483,60 @@ class SqliteStore:
         return [dict(zip(keys, r)) for r in rows]
 
     def page_entity_ids(self) -> dict[int, tuple[int, str, str]]:
-        """Document id -> (entity id, name, type) of the entity whose page it is."""
-        rows = self.db.execute("SELECT page_doc_id, id, name, type FROM entities WHERE page_doc_id IS NOT NULL")
+        """Document id -> (entity id, name, type) of the entity whose page it is (merged pages included)."""
+        rows = self.db.execute(
+            "SELECT p.doc_id, e.id, e.name, e.type FROM entity_pages p JOIN entities e ON e.id = p.entity_id"
+        )
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    # --- merges --------------------------------------------------------------------
+
+    def merges(self) -> list[Merge]:
+        rows = self.db.execute(
+            "SELECT from_key, from_type, from_name, into_key, into_type, into_name FROM entity_merges ORDER BY id"
+        )
+        return [Merge(*r) for r in rows]
+
+    def merge_rows(self) -> list[dict]:
+        rows = self.db.execute(
+            "SELECT from_type, from_name, into_type, into_name, created_at FROM entity_merges ORDER BY id"
+        )
+        return [{"from": {"type": r[0], "name": r[1]}, "into": {"type": r[2], "name": r[3]}, "created_at": r[4]}
+                for r in rows]
+
+    def add_merge(self, merge: Merge, moved_relations: list[int], now: str) -> None:
+        self.db.execute(
+            "INSERT INTO entity_merges (from_key, from_type, from_name, into_key, into_type, into_name,"
+            " moved_relations, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (merge.from_key, merge.from_type, merge.from_name, merge.into_key, merge.into_type, merge.into_name,
+             json.dumps(moved_relations), now),
+        )
+
+    def move_relations(self, from_id: int, into_id: int, now: str) -> dict:
+        """Re-point every relation of from_id at into_id: duplicates collapse (strength adds up,
+        the earliest creation date stays), and what would relate into_id to itself is dropped."""
+        moved, collapsed, dropped = [], 0, []
+        for row in self.relations_touching(from_id):
+            source = into_id if row["source_id"] == from_id else row["source_id"]
+            target = into_id if row["target_id"] == from_id else row["target_id"]
+            if source == target:
+                dropped.append(f"{row['source']} --{row['type']}--> {row['target']}")
+                self.delete_relation(row["id"])
+                continue
+            twin = self.get_relation(source, target, row["type"])
+            if twin is not None:
+                self.db.execute(
+                    "UPDATE relations SET strength = strength + ?, created_at = min(created_at, ?),"
+                    " reason = coalesce(reason, ?), updated_at = ? WHERE id = ?",
+                    (row["strength"], row["created_at"], row["reason"], now, twin["id"]),
+                )
+                self.delete_relation(row["id"])
+                collapsed += 1
+                continue
+            self.db.execute("UPDATE relations SET source_id = ?, target_id = ?, updated_at = ? WHERE id = ?",
+                            (source, target, now, row["id"]))
+            moved.append(row["id"])
+        return {"moved": moved, "collapsed": collapsed, "self_loops_dropped": dropped}
 
     def entity_activity(self) -> list[dict]:
         """Per entity: when it was last updated and last mentioned (document date, else file time)."""
