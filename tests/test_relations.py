@@ -349,3 +349,20 @@ def test_merges_travel_in_export_and_import(rvault, tmp_path):
     run_kbg("index", "--vault", str(fresh))
     assert kbg(fresh, "import", str(out))["merges"] == 1
     assert kbg(fresh, "person", "find", "Sam Ortiz")["entity"]["name"] == "Sam Li"
+
+
+def test_create_pages_gives_a_page_less_entity_a_page_when_configured(rvault):
+    kbg(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", "Priya Raman", "--create", "person")
+    priya = kbg(rvault, "entity", "relate", "Priya Raman", "--type", "member-of", "--target", "Platform")
+    assert priya["mirrored_to"] is None and priya["origin"] == "user"
+    config = rvault / "kbgraph.toml"
+    config.write_text(config.read_text() + "\n[relations]\ncreate_pages = true\n")
+    made = kbg(rvault, "entity", "relate", "Priya Raman", "--type", "collaborates-with", "--target", "Sam Li")
+    assert made["mirrored_to"] == "people/priya-raman.md"
+    page = (rvault / "people/priya-raman.md").read_text()
+    assert page.startswith("---\ntype: person\nname: Priya Raman\n---\n# Priya Raman\n")
+    assert "- collaborates-with [[Sam Li]]" in page
+    profile = kbg(rvault, "person", "find", "Priya")
+    assert profile["entity"]["page_path"] == "people/priya-raman.md"
+    assert profile["relations"] == {"collaborates_with": ["Sam Li"], "member_of": ["Platform"],
+                                    "mentored_by": ["Ana Lima"]}

@@ -99,6 +99,11 @@ max_file_mb = 10
 # [entities]
 # types = ["customer"]
 
+# Relations of an entity without a page live in the index; set this to give such an
+# entity a page (people/<name>.md, projects/..., tech/...) when you relate it:
+# [relations]
+# create_pages = true
+
 # Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
 # [relations.types.advises]
 # inverse = "advised-by"
@@ -118,6 +123,7 @@ class Config:
     references: dict = field(default_factory=lambda: dict(DEFAULT_REFERENCES))
     entity_types: tuple[str, ...] = BUILTIN_ENTITY_TYPES
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    create_pages: bool = False  # give page-less entities a page when a relation is asserted for them
 
 
 def load_config(vault_root: Path) -> Config:
@@ -136,7 +142,7 @@ _KNOWN_KEYS = {
     "": {"index", "kinds", "entities", "relations"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references"},
-    "relations": {"types"},
+    "relations": {"types", "create_pages"},
 }
 
 
@@ -157,7 +163,11 @@ def _check_keys(raw: dict, source: str) -> None:
 def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
     _check_keys({k: v if isinstance(v, dict) else {} for k, v in raw.items()}, source)
     index = _table(raw, "index", source)
-    relation_types = _table(_table(raw, "relations", source), "types", source)
+    relations = _table(raw, "relations", source)
+    relation_types = _table(relations, "types", source)
+    create_pages = relations.get("create_pages", False)
+    if not isinstance(create_pages, bool):
+        raise ConfigError(f"{source}: relations.create_pages must be true or false")
     entities = _table(raw, "entities", source)
     kinds = _table(raw, "kinds", source)
     extra_types = _str_list(entities.get("types", []), "entities.types", source)
@@ -194,6 +204,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         references=references,
         entity_types=entity_types,
         vocabulary=Vocabulary.from_config(relation_types),
+        create_pages=create_pages,
     )
 
 

@@ -83,3 +83,35 @@ def _atomic_write(path: Path, data: bytes) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise StoreError(f"cannot write {path.name}: {exc.strerror}; the page was not changed") from exc
+
+
+PAGE_FOLDERS = {"person": "people", "project": "projects", "team": "teams", "technology": "tech",
+                "organization": "orgs", "concept": "concepts"}
+
+
+def create_entity_page(root: Path, entity_type: str, name: str) -> str:
+    """Write a new page for an entity that has none (only when kbgraph.toml asks for it); returns its path.
+
+    Never overwrites: a taken file name gets a numeric suffix.
+    """
+    import re
+
+    import yaml
+
+    folder = PAGE_FOLDERS.get(entity_type, f"{entity_type}s")
+    slug = re.sub(r"[^\w]+", "-", name.casefold()).strip("-") or "entity"
+    for n in range(1, 1000):
+        rel_path = f"{folder}/{slug}{'' if n == 1 else f'-{n}'}.md"
+        path = Path(root) / rel_path
+        if not path.exists():
+            break
+    else:
+        raise StoreError(f"cannot find a free file name for {name!r} in {folder}/")
+    frontmatter = yaml.safe_dump({"type": entity_type, "name": name}, allow_unicode=True, sort_keys=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(f"---\n{frontmatter}---\n# {name}\n")
+    except OSError as exc:
+        raise StoreError(f"cannot create {rel_path}: {exc.strerror}") from exc
+    return rel_path

@@ -12,7 +12,7 @@ from pathlib import Path
 from .errors import InvalidInput, NotFound
 from .lookup import find_entity
 from .model import Entity
-from .page_files import edit_page, write_lock
+from .page_files import create_entity_page, edit_page, write_lock
 from .relation_lines import format_line, remove_lines, safe_target, upsert_line
 from .relations import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
 
@@ -42,11 +42,15 @@ def relate(
         mirror = source if rtype.symmetric else src
         other = tgt if mirror.id == src.id else src
         origin, origin_doc_id = "user", None
-        if mirror.page_path and safe_target(other.name):
+        page_path = mirror.page_path
+        if page_path is None and ws.config.create_pages and safe_target(mirror.name) and safe_target(other.name):
+            page_path = create_entity_page(ws.root, mirror.type, mirror.name)
+            _reindex(ws, page_path)  # the new file becomes the entity's page; its id stays
+        if page_path and safe_target(other.name):
             line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until)
             matches = line_matcher(vocab, mirror, rtype, src, tgt)
-            edit_page(ws.root, mirror.page_path, lambda text, off: upsert_line(text, off, line, matches))
-            origin, origin_doc_id = "page", store.get_document(path=mirror.page_path)["id"]
+            edit_page(ws.root, page_path, lambda text, off: upsert_line(text, off, line, matches))
+            origin, origin_doc_id = "page", store.get_document(path=page_path)["id"]
         with store.transaction():
             row = store.upsert_relation(
                 {"source_id": src.id, "target_id": tgt.id, "type": rtype.name, "reason": reason,
@@ -55,11 +59,11 @@ def relate(
                 now_iso(), bump=True,
             )
         if origin == "page":
-            _reindex(ws, mirror.page_path)
+            _reindex(ws, page_path)
             row = store.get_relation(src.id, tgt.id, rtype.name) or row
     _, data = view_row(row, vocab, src.id, today_iso())
     return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
-            "mirrored_to": mirror.page_path if origin == "page" else None}
+            "mirrored_to": page_path if origin == "page" else None}
 
 
 def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
