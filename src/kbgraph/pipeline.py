@@ -107,21 +107,13 @@ def documents_stage(run: IndexRun) -> None:
     removed_by_hash: dict[str, list[DocState]] = {}
     for state in run.removed.values():
         removed_by_hash.setdefault(state.content_hash, []).append(state)
-    total = len(run.to_read)
-    batch: list = []
     outcomes = _outcomes(run)
     try:
-        for done, ((entry, state), outcome) in enumerate(zip(run.to_read, outcomes), 1):
-            item = _apply(run, entry, state, outcome, removed_by_hash)
-            if item is not None:
-                batch.append(item)
-            if len(batch) >= BATCH_SIZE:
-                _write_batch(run, batch)
-                batch = []
-            run.progress("documents", done, total)
+        items = (_apply(run, entry, state, outcome, removed_by_hash)
+                 for (entry, state), outcome in zip(run.to_read, outcomes))
+        _drain_in_batches(run, "documents", len(run.to_read), items, _write_batch)
     finally:
         outcomes.close()
-    _write_batch(run, batch)
     leftovers = [s for states in removed_by_hash.values() for s in states]
     with store.transaction():
         for state in leftovers:
@@ -263,21 +255,13 @@ def mentions_stage(run: IndexRun) -> None:
         _link_resolver(store),
         _claim_entities_by_doc(store, run.assembly),
     )
-    batch = []
     results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
     try:
-        for done, (doc_id, found, ambiguous) in enumerate(results, 1):
-            run.ambiguous_mentions += ambiguous
-            run.mentions_scanned += 1
-            batch.append((doc_id, found))
-            if len(batch) >= BATCH_SIZE:
-                _write_mentions(store, batch)
-                batch = []
-            run.progress("mentions", done, total)
+        items = (_counted(run, doc_id, found, ambiguous) for doc_id, found, ambiguous in results)
+        _drain_in_batches(run, "mentions", total, items, _write_mentions)
     finally:
         results.close()
         _SCAN_CONTEXT = None
-    _write_mentions(store, batch)
     with store.transaction():
         store.set_meta("mentions_rescan_all", "0")
 
@@ -315,9 +299,29 @@ def _parallel_map(fn, items, total: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _write_mentions(store, batch) -> None:
-    with store.transaction():
-        store.replace_mentions(batch)
+def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int) -> tuple[int, list]:
+    run.ambiguous_mentions += ambiguous
+    run.mentions_scanned += 1
+    return doc_id, found
+
+
+def _write_mentions(run: IndexRun, batch) -> None:
+    if batch:
+        with run.store.transaction():
+            run.store.replace_mentions(batch)
+
+
+def _drain_in_batches(run: IndexRun, stage: str, total: int, items, write) -> None:
+    """Write items (None: nothing to write) in transactions of BATCH_SIZE, reporting progress."""
+    batch = []
+    for done, item in enumerate(items, 1):
+        if item is not None:
+            batch.append(item)
+        if len(batch) >= BATCH_SIZE:
+            write(run, batch)
+            batch = []
+        run.progress(stage, done, total)
+    write(run, batch)
 
 
 def _link_resolver(store) -> Callable[[Link, str], int | None]:
