@@ -10,8 +10,6 @@ Relations of entities without a page live in the database (origin 'user').
 from __future__ import annotations
 
 import datetime as dt
-from typing import Iterable
-
 from .errors import InvalidInput, NotFound
 from .lookup import find_entity
 from .model import Entity, Problem
@@ -174,14 +172,12 @@ def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: d
     from .errors import Ambiguous
 
     page_entity = store.get_entity(page[0])
-    normal = vocab.normalise(line["type"])
     hint = vocab.target_type_hint(line["type"], page_entity.type)
     try:
         other = find_entity(store, line["target"], hint)
     except Ambiguous as exc:
         raise InvalidInput(f"{exc}; write the full name in [[...]]") from None
     rtype, src, tgt = canonical(vocab, page_entity, line["type"], other)
-    del normal
     return (src.id, tgt.id, rtype.name), {
         "reason": line["reason"], "valid_until": line["valid_until"], "origin": "page",
         "origin_doc_id": line["doc_id"], "source_doc_id": line["doc_id"], "confidence": "manual",
@@ -210,7 +206,3 @@ def line_matcher(vocab: Vocabulary, page_entity: Entity, rtype: RelationType, sr
 
 def display_line_type(rtype: RelationType, page_is_source: bool) -> str:
     return rtype.name if page_is_source or rtype.symmetric else (rtype.inverse or rtype.name)
-
-
-def group_names(items: Iterable[dict]) -> list[str]:
-    return sorted({i.get("target") or i.get("source") for i in items})
