@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import importlib.util
+import io
 import json
+import os
 import re
 import shutil
 
@@ -110,19 +113,31 @@ def _check(value, anchor: str, schemas, where: str, missing: list[str], used: se
             _check(obj, links[0], schemas, path + suffix, missing, used)
 
 
+# 2026-01-15: the copy's files look old, so `kbg entity stale` has entities and relations to report.
+_OLD_MTIME = 1768478400
+
+
 @pytest.fixture(scope="module")
 def json_outputs(tmp_path_factory):
     """(command, parsed JSON) for every command that prints JSON, on an indexed copy of the sample vault.
 
     Built once for the module (the same copy the `vault` fixture makes). A broken and an empty
-    note make `kbg index` report problems, so their shape is checked too.
+    note make `kbg index` report problems, so their shape is checked too. The relation commands
+    then write into this copy (never into examples/vault): a page relation with evidence, an entity
+    made with --create, a relation that lives only in the index, an expired one and a merge, so that
+    every documented key of relate, relations, stale, merge, export and import has a row to appear in.
+    A command documented in a ### section rather than a ## one is named "#anchor".
     """
     tmp_path = tmp_path_factory.mktemp("docs")
     vault = tmp_path / "vault"
     shutil.copytree(SAMPLE_VAULT, vault, ignore=shutil.ignore_patterns(".kbgraph"))
     (vault / "notes" / "broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
     (vault / "notes" / "empty.md").write_text("", encoding="utf-8")
+    for path in vault.rglob("*"):
+        if path.is_file():
+            os.utime(path, (_OLD_MTIME, _OLD_MTIME))
     v = ("--vault", str(vault))
+    export_file = str(tmp_path / "export.jsonl")
     runs = [
         ("kbg index", ("index", *v, "--json"), 3),
         ("kbg index status", ("index", "status", *v, "--json"), 0),
@@ -139,6 +154,36 @@ def json_outputs(tmp_path_factory):
         ("kbg init", ("init", str(tmp_path / "new-vault"), "--json"), 0),
         ("Errors", ("person", "find", "Sam", *v, "--json"), 1),
         ("Errors", ("view", "999", *v, "--json"), 1),
+        # Before any relate rewrites a page: every entity is quiet (its files are old).
+        ("kbg entity stale", ("entity", "stale", "--days", "0", "--type", "team", *v, "--json"), 0),
+        # Relations and export: these write into the copy, so they come after the read-only checks.
+        ("kbg entity relate", ("entity", "relate", "Dana Kowalski", "--type", "reports-to", "--target", "Ana Lima",
+                               "--reason", "since the March re-org",
+                               "--source-doc", "meetings/2026/03/02/auth-service-launch-review.md", *v, "--json"), 0),
+        ("kbg entity relate", ("entity", "relate", "Project Atlas", "--type", "uses", "--target", "Terraform",
+                               "--create", "technology", *v, "--json"), 0),
+        ("kbg entity relate", ("entity", "relate", "Terraform", "--type", "replaces", "--target", "Kubernetes",
+                               *v, "--json"), 0),
+        ("kbg entity relate", ("entity", "relate", "Lena Fischer", "--type", "mentors", "--target", "Sam Ortiz",
+                               "--valid-until", "2020-01-31", *v, "--json"), 0),
+        ("kbg entity stale", ("entity", "stale", "--include-relations", *v, "--json"), 0),  # lists the expired one
+        ("kbg entity relate", ("entity", "relate", "Project Beacon", "--type", "evaluates", "--target", "TF",
+                               "--create", "technology", *v, "--json"), 0),
+        ("kbg entity merge", ("entity", "merge", "TF", "Terraform", *v, "--json"), 0),
+        ("Errors", ("entity", "relate", "Sam Li", "--type", "reports-to", "--target", "S. Li", *v, "--json"), 1),
+        ("Errors", ("entity", "relate", "Sam", "--type", "reports-to", "--target", "Ana Lima", *v, "--json"), 1),
+        ("kbg entity relations", ("entity", "relations", "Sam Li", *v, "--json"), 0),
+        ("kbg entity relations", ("entity", "relations", "Sam Ortiz", "--include-expired", *v, "--json"), 0),
+        ("#relations-with-fields", ("entity", "relations", "Chen Wei", "--fields", "direction,other,type",
+                                    *v, "--json"), 0),
+        ("#relations-of-a-type", ("entity", "relations", "--type", "manages", *v, "--json"), 0),
+        ("kbg export", ("export", *v, "--json"), 0),
+        ("#export-summary", ("export", "--format", "jsonl", "-o", export_file, *v, "--json"), 0),
+        ("kbg import", ("import", export_file, *v, "--json"), 0),
+        ("kbg entity unrelate", ("entity", "unrelate", "Ana Lima", "--type", "manages", "--target", "Dana Kowalski",
+                                 *v, "--json"), 0),
+        ("kbg entity unrelate", ("entity", "unrelate", "Terraform", "--type", "replaces", "--target", "Kubernetes",
+                                 *v, "--json"), 0),
     ]
     out = []
     for command, args, code in runs:
@@ -147,6 +192,20 @@ def json_outputs(tmp_path_factory):
         out.append((command, json.loads(result.stdout)))
     for line in run_kbg("search", "kafka", *v, "--format", "jsonl").stdout.splitlines():
         out.append(("#search-hit", json.loads(line)))
+    for line in run_kbg("entity", "relations", "Sam Li", *v, "--format", "jsonl").stdout.splitlines():
+        out.append(("#flattened-relation", json.loads(line)))
+    header = next(csv.reader(io.StringIO(run_kbg("entity", "relations", "Sam Li", *v, "--format", "csv").stdout)))
+    out.append(("#flattened-relation", dict.fromkeys(header)))
+    for line in run_kbg("entity", "relations", "--type", "reports-to", *v, "--format", "jsonl").stdout.splitlines():
+        out.append(("#relation-row", json.loads(line)))
+    records = {"header": "kbg export", "entity": "#exported-entity", "asserted_entity": "#asserted-entity",
+               "merge": "#merge", "relation": "#exported-relation"}
+    with open(export_file, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            kind = record.pop("record")
+            assert kind in records, f"kbg export --format jsonl: record {kind!r} is not in docs/json.md"
+            out += [("#export-record", {"record": kind}), (records[kind], record)]
     return out
 
 
