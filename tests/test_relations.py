@@ -43,7 +43,7 @@ def test_inverse_input_is_stored_canonically_and_read_both_ways(rvault):
     (rel,) = ana["relations"]
     assert {k: rel[k] for k in ("type", "target", "reason", "valid_until", "confidence", "source_doc")} == {
         "type": "reports-to", "target": "Ben Okafor", "reason": "org chart", "valid_until": None,
-        "confidence": "manual", "source_doc": None}
+        "confidence": "manual", "source_doc": "people/ana-lima.md"}  # the page line is the evidence
     assert rel["since"] == time.strftime("%Y-%m-%d")
     ben = kbg(rvault, "entity", "relations", "Ben Okafor")
     assert ("manages", "Ana Lima") in [(r["type"], r["source"]) for r in ben["inverse_relations"]]
@@ -366,3 +366,46 @@ def test_create_pages_gives_a_page_less_entity_a_page_when_configured(rvault):
     assert profile["entity"]["page_path"] == "people/priya-raman.md"
     assert profile["relations"] == {"collaborates_with": ["Sam Li"], "member_of": ["Platform"],
                                     "mentored_by": ["Ana Lima"]}
+
+
+def test_a_refused_relate_with_create_creates_nothing(rvault):
+    stderr = kbg_error(rvault, "entity", "relate", "Sam Li", "--type", "reports-to", "--target", "Zed",
+                       "--create", "technology")
+    assert "reports-to is not allowed from person 'Sam Li' to technology 'Zed'" in stderr
+    assert "no entity named 'Zed'" in kbg_error(rvault, "entity", "find", "Zed")
+    kbg_error(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", "Zed", "--create", "person",
+              "--source-doc", "missing.md")
+    assert "no entity named 'Zed'" in kbg_error(rvault, "entity", "find", "Zed")
+
+
+def test_relating_again_without_reason_keeps_it_in_the_page_and_the_index(rvault):
+    kbg(rvault, "entity", "relate", "Dana", "--type", "reports-to", "--target", "Ana", "--reason", "SRE",
+        "--source-doc", "meetings/2026/02/10/ana-ben-1on1.md")
+    again = kbg(rvault, "entity", "relate", "Dana", "--type", "reports-to", "--target", "Ana")
+    assert (again["reason"], again["strength"]) == ("SRE", 2)
+    assert "- reports-to [[Ana Lima]] — SRE" in (rvault / "people/dana-kowalski.md").read_text()
+    index_vault(rvault, full=True)
+    (rel,) = [r for r in kbg(rvault, "entity", "relations", "Dana")["relations"] if r["type"] == "reports-to"]
+    assert (rel["reason"], rel["source_doc"]) == ("SRE", "meetings/2026/02/10/ana-ben-1on1.md")
+
+
+def test_a_reason_deleted_from_the_page_is_deleted_from_the_index(rvault):
+    kbg(rvault, "entity", "relate", "Dana", "--type", "reports-to", "--target", "Ana", "--reason", "SRE")
+    page = rvault / "people/dana-kowalski.md"
+    page.write_text(page.read_text().replace(" — SRE", ""))
+    index_vault(rvault)
+    (rel,) = [r for r in kbg(rvault, "entity", "relations", "Dana")["relations"] if r["type"] == "reports-to"]
+    assert rel["reason"] is None and rel["source_doc"] == "people/dana-kowalski.md"
+
+
+def test_import_into_a_vault_never_indexed_resolves_to_its_notes(rvault, tmp_path):
+    import shutil
+
+    out = tmp_path / "export.json"
+    kbg(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", "Priya", "--create", "person")
+    kbg(rvault, "export", "-o", str(out))
+    fresh = tmp_path / "fresh"
+    shutil.copytree(rvault, fresh, ignore=shutil.ignore_patterns(".kbgraph"))
+    counts = kbg(fresh, "import", str(out))
+    assert counts["created_entities"] == 0
+    assert [e["name"] for e in kbg(fresh, "export")["asserted_entities"]] == ["Priya"]

@@ -95,6 +95,11 @@ def import_data(ws, data: dict) -> dict:
     relations = [_valid_relation(i, r, vocab, ws.config.entity_types) for i, r in enumerate(data.get("relations", []))]
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
+    from .pipeline import index_vault
+
+    # The notes define most entities: index first, so relation ends resolve to them instead
+    # of being created as asserted entities.
+    index_vault(Path(ws.root), store=store, lock_wait=30)
     now = now_iso()
     known = {m.from_key for m in store.merges()}
     with store.transaction():

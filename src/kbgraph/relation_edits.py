@@ -35,9 +35,13 @@ def relate(
         raise InvalidInput(f"{normal.type.name} relations need --reason: it is their label")
     until = parse_valid_until(valid_until)
     source = find_entity(store, source_name)
-    target = _target(ws, target_name, create_type)
-    rtype, src, tgt = canonical(vocab, source, type_name, target)
     evidence = _source_doc(store, source_doc)
+    target = _target(ws, target_name, create_type, lambda t: canonical(vocab, source, type_name, t))
+    rtype, src, tgt = canonical(vocab, source, type_name, target)
+    existing = store.get_relation(src.id, tgt.id, rtype.name)
+    if existing is not None:  # re-asserting without --reason / --valid-until keeps what was said before
+        reason = reason if reason is not None else existing["reason"]
+        until = until if valid_until is not None else existing["valid_until"]
     with write_lock(ws.root):
         mirror = source if rtype.symmetric else src
         other = tgt if mirror.id == src.id else src
@@ -54,7 +58,10 @@ def relate(
         with store.transaction():
             row = store.upsert_relation(
                 {"source_id": src.id, "target_id": tgt.id, "type": rtype.name, "reason": reason,
-                 "source_doc_id": evidence and evidence["id"], "source_doc_path": evidence and evidence["path"],
+                 # Without --source-doc, earlier evidence stays; a new relation's evidence is its page.
+                 "source_doc_id": evidence["id"] if evidence else (None if existing else origin_doc_id),
+                 "source_doc_path": evidence["path"] if evidence else (
+                     None if existing or origin != "page" else page_path),
                  "valid_until": until, "origin": origin, "origin_doc_id": origin_doc_id, "confidence": "manual"},
                 now_iso(), bump=True,
             )
@@ -90,7 +97,8 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
     return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
 
 
-def _target(ws, name: str, create_type: str | None) -> Entity:
+def _target(ws, name: str, create_type: str | None, check) -> Entity:
+    """The target entity; with --create, a missing one is created, but only once check(it) passes."""
     try:
         return find_entity(ws.store, name)
     except NotFound:
@@ -101,6 +109,7 @@ def _target(ws, name: str, create_type: str | None) -> Entity:
     name = " ".join(name.split())
     if not name or len(name) > 500:
         raise InvalidInput("--target must be a name of 1 to 500 characters")
+    check(Entity(-1, create_type, name, (), None, {}, 0, 1))  # refuse before anything is created
     with ws.store.transaction():
         ws.store.add_asserted_entity(create_type, name, now_iso())
         ws.store.set_meta("entities_dirty", "1")

@@ -160,11 +160,14 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
             store.delete_relation(row["id"])
     for key, fields in desired.items():
         current = existing.get(key) or store.get_relation(*key)
-        unchanged = current is not None and current["origin"] == "page" and all(
-            current[k] == fields[k] for k in ("reason", "valid_until", "origin_doc_id"))
-        if not unchanged:
+        if current is None:
             store.upsert_relation({"source_id": key[0], "target_id": key[1], "type": key[2], **fields}, now,
                                   bump=False)
+        elif current["origin"] != "page" or any(current[k] != fields[k] for k in ("reason", "valid_until",
+                                                                                  "origin_doc_id")):
+            # The line is the relation's home: its reason and date win; evidence and history stay.
+            store.set_page_origin(current["id"], fields["reason"], fields["valid_until"], fields["origin_doc_id"],
+                                  now)
     return problems
 
 

@@ -87,7 +87,7 @@ def relations(name, type_name, include_expired, vault, as_json, fmt, fields) -> 
         vocab = ws.config.vocabulary
         if name is None:
             rows = relations_of_type(ws.store, vocab, type_name, include_expired)
-            emit_rows(rows, fmt, fields, {"type": type_name, "count": len(rows)}, "relations",
+            emit_rows(rows, fmt, fields, {"type": type_name.strip().lower(), "count": len(rows)}, "relations",
                       [("source", "Source"), ("type", "Type"), ("target", "Target"), ("reason", "Reason"),
                        ("since", "Since"), ("valid_until", "Until"), ("confidence", "Confidence")],
                       row_keys=("source", "type", "target") + _VIEW_FIELDS[1:],

@@ -428,6 +428,15 @@ class SqliteStore:
             )
         return self.get_relation(rel["source_id"], rel["target_id"], rel["type"])
 
+    def set_page_origin(self, relation_id: int, reason: str | None, valid_until: str | None, origin_doc_id: int,
+                        now: str) -> None:
+        """Make a relation the page line's: its reason and valid_until exactly as the line says."""
+        self.db.execute(
+            "UPDATE relations SET reason = ?, valid_until = ?, origin = 'page', origin_doc_id = ?, updated_at = ?,"
+            " source_doc_id = coalesce(source_doc_id, ?) WHERE id = ?",
+            (reason, valid_until, origin_doc_id, now, origin_doc_id, relation_id),
+        )
+
     def restore_relation(self, rel: dict) -> None:
         """Write a relation exactly as exported (dates and strength included), replacing any current row."""
         self.db.execute(
