@@ -409,3 +409,13 @@ def test_import_into_a_vault_never_indexed_resolves_to_its_notes(rvault, tmp_pat
     counts = kbg(fresh, "import", str(out))
     assert counts["created_entities"] == 0
     assert [e["name"] for e in kbg(fresh, "export")["asserted_entities"]] == ["Priya"]
+
+
+def test_relations_of_a_hub_are_paged_with_totals(rvault):
+    for name in ("Ana Lima", "Arjun Mehta", "Dana Kowalski", "Lena Fischer"):
+        kbg(rvault, "entity", "relate", "Ben Okafor", "--type", "mentors", "--target", name)
+    page = kbg(rvault, "entity", "relations", "Ben Okafor", "--limit", "2")
+    assert len(page["relations"]) == 2 and page["total"]["relations"] == 4 and page["truncated"]
+    assert page["total"]["inverse_relations"] == len(page["inverse_relations"]) == 2  # Chen, María report to Ben
+    everything = kbg(rvault, "entity", "relations", "Ben Okafor", "--limit", "0")
+    assert len(everything["relations"]) == 4 and not everything["truncated"]

@@ -76,31 +76,41 @@ def view_row(row: dict, vocab: Vocabulary, entity_id: int, today: str) -> tuple[
 
 def entity_relations(
     store, vocab: Vocabulary, entity: Entity, type_name: str | None = None, include_expired: bool = False,
-    today: str | None = None,
+    today: str | None = None, limit: int | None = None,
 ) -> dict:
-    """An entity's relations and inverse relations, optionally of one type (either direction's name)."""
+    """An entity's relations and inverse relations, optionally of one type (either direction's name).
+
+    limit caps the rows read per direction (a hub can have thousands); "total" always counts all.
+    """
     today = today or today_iso()
-    wanted = _wanted_label(vocab, type_name)
+    active_on = None if include_expired else today
+    canonical_type, directions = _directions(vocab, type_name)
     out = {"entity": entity.name, "entity_id": entity.id, "entity_type": entity.type,
-           "relations": [], "inverse_relations": []}
-    for row in store.relations_touching(entity.id):
-        if not include_expired and not is_active(row, today):
-            continue
-        side, data = view_row(row, vocab, entity.id, today)
-        if wanted and data["type"] not in wanted:
-            continue
-        out[side].append(data)
+           "relations": [], "inverse_relations": [], "total": {"relations": 0, "inverse_relations": 0}}
+    for direction in directions:
+        for row in store.relations_from(entity.id, direction, canonical_type, active_on, limit):
+            side, data = view_row(row, vocab, entity.id, today)
+            out[side].append(data)
+    for (direction, rel_type), count in store.relation_counts(entity.id, active_on).items():
+        if direction in directions and canonical_type in (None, rel_type):
+            rtype = vocab.types.get(rel_type)
+            side = "relations" if direction == "out" or (rtype and rtype.symmetric) else "inverse_relations"
+            out["total"][side] += count
+    out["truncated"] = (len(out["relations"]) + len(out["inverse_relations"])
+                        < out["total"]["relations"] + out["total"]["inverse_relations"])
+    for side in ("relations", "inverse_relations"):
+        out[side].sort(key=lambda r: (r["type"], r.get("target") or r.get("source") or ""))
     return out
 
 
-def _wanted_label(vocab: Vocabulary, type_name: str | None) -> set[str] | None:
+def _directions(vocab: Vocabulary, type_name: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """The canonical type to read, and from which end ("out": the entity is the source)."""
     if not type_name:
-        return None
+        return None, ("out", "in")
     normal = vocab.normalise(type_name)
-    rtype = normal.type
-    if rtype.symmetric:
-        return {rtype.name}
-    return {rtype.inverse} if normal.swapped else {rtype.name}
+    if normal.type.symmetric:
+        return normal.type.name, ("out", "in")
+    return normal.type.name, (("in",) if normal.swapped else ("out",))
 
 
 def relations_of_type(store, vocab: Vocabulary, type_name: str, include_expired: bool = False,

@@ -72,9 +72,11 @@ def unrelate(source, type_name, target, vault, as_json) -> None:
 @click.argument("name", required=False)
 @click.option("--type", "type_name", default=None, metavar="TYPE", help="Only this relation type (either direction's name).")
 @click.option("--include-expired", is_flag=True, help="Also relations past their valid_until date.")
+@click.option("--limit", "-n", default=200, show_default=True, type=click.IntRange(min=0),
+              help="Rows read per direction for one entity (0: all); totals always count all.")
 @vault_option
 @list_options
-def relations(name, type_name, include_expired, vault, as_json, fmt, fields) -> None:
+def relations(name, type_name, include_expired, limit, vault, as_json, fmt, fields) -> None:
     """The relations and inverse relations of the entity NAME; without NAME, every relation of --type."""
     from ..lookup import find_entity
     from ..relations import entity_relations, relations_of_type
@@ -93,7 +95,8 @@ def relations(name, type_name, include_expired, vault, as_json, fmt, fields) -> 
                       row_keys=("source", "type", "target") + _VIEW_FIELDS[1:],
                       empty_message=f"no {type_name} relations")
             return
-        data = entity_relations(ws.store, vocab, find_entity(ws.store, name), type_name, include_expired)
+        data = entity_relations(ws.store, vocab, find_entity(ws.store, name), type_name, include_expired,
+                                limit=limit or None)
     if fmt == "json" and not fields:
         from .output import print_json
 
@@ -101,9 +104,11 @@ def relations(name, type_name, include_expired, vault, as_json, fmt, fields) -> 
         return
     rows = [{**r, "direction": "out", "other": r["target"]} for r in data["relations"]]
     rows += [{**r, "direction": "in", "other": r["source"]} for r in data["inverse_relations"]]
-    emit_rows(rows, fmt, fields, {"entity": data["entity"], "count": len(rows)}, "relations", _ROW_COLUMNS,
-              row_keys=("direction", "other", "source", "target") + _VIEW_FIELDS,
-              title=f"Relations of {data['entity']}", empty_message=f"{data['entity']} has no relations yet")
+    total = data["total"]["relations"] + data["total"]["inverse_relations"]
+    shown = f" (showing {len(rows)} of {total}; --limit 0 shows all)" if data["truncated"] else ""
+    emit_rows(rows, fmt, fields, {"entity": data["entity"], "count": len(rows), "total": total}, "relations",
+              _ROW_COLUMNS, row_keys=("direction", "other", "source", "target") + _VIEW_FIELDS,
+              title=f"Relations of {data['entity']}{shown}", empty_message=f"{data['entity']} has no relations yet")
 
 
 @click.command("stale")

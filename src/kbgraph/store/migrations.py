@@ -254,7 +254,25 @@ def m004_merges_and_entity_pages(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages]
+def m005_relation_indexes(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- An entity's relations by direction and type, active ones found in the index itself.
+        CREATE INDEX relations_source_type ON relations (source_id, type, valid_until);
+        DROP INDEX relations_target;
+        CREATE INDEX relations_target_type ON relations (target_id, type, valid_until);
+        -- Every index run reads the page-origin relations; the rest of the table is not its business.
+        CREATE INDEX relations_page ON relations (origin_doc_id) WHERE origin = 'page';
+        CREATE INDEX relations_user ON relations (source_id, target_id) WHERE origin = 'user';
+        """,
+    )
+
+
+MIGRATIONS = [
+    m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
+    m005_relation_indexes,
+]
 
 
 def apply_migrations(db: sqlite3.Connection) -> list[str]:

@@ -218,8 +218,9 @@ class SqliteStore:
             "SELECT c.doc_id, d.path, c.type, c.name, c.aliases, c.role, c.field, c.attributes"
             " FROM entity_claims c JOIN documents d ON d.id = c.doc_id"
             " UNION ALL SELECT 0, '', type, name, '[]', 'asserted', NULL, '{}' FROM asserted_entities"
-            " UNION ALL SELECT DISTINCT 0, '', e.type, e.name, '[]', 'asserted', NULL, '{}'"
-            " FROM relations r JOIN entities e ON e.id IN (r.source_id, r.target_id) WHERE r.origin = 'user'"
+            " UNION ALL SELECT 0, '', e.type, e.name, '[]', 'asserted', NULL, '{}' FROM entities e"
+            " WHERE EXISTS (SELECT 1 FROM relations r WHERE r.source_id = e.id AND r.origin = 'user')"
+            " OR EXISTS (SELECT 1 FROM relations r WHERE r.target_id = e.id AND r.origin = 'user')"
             " ORDER BY 2, 1"
         )
         return [
@@ -458,6 +459,33 @@ class SqliteStore:
     def delete_relation(self, relation_id: int) -> None:
         self.db.execute("DELETE FROM relations WHERE id = ?", (relation_id,))
 
+    def relations_from(self, entity_id: int, direction: str, type_name: str | None, active_on: str | None,
+                       limit: int | None) -> list[dict]:
+        """One direction of an entity's relations ("out": it is the source), active ones only when
+        active_on is a date, at most limit rows in (type, id) order."""
+        column = "r.source_id" if direction == "out" else "r.target_id"
+        clauses, params = [f"{column} = ?"], [entity_id]
+        if type_name:
+            clauses.append("r.type = ?")
+            params.append(type_name)
+        if active_on:
+            clauses.append("(r.valid_until IS NULL OR r.valid_until >= ?)")
+            params.append(active_on)
+        where = " AND ".join(clauses)
+        page = f" ORDER BY r.type, r.id LIMIT {int(limit)}" if limit else ""
+        return self._relation_rows(f"r.id IN (SELECT r.id FROM relations r WHERE {where}{page})", params)
+
+    def relation_counts(self, entity_id: int, active_on: str | None) -> dict[tuple[str, str], int]:
+        """(direction, type) -> how many relations an entity has, from the indexes alone."""
+        active = " AND (valid_until IS NULL OR valid_until >= ?)" if active_on else ""
+        extra = [active_on] if active_on else []
+        rows = self.db.execute(
+            f"SELECT 'out', type, count(*) FROM relations WHERE source_id = ?{active} GROUP BY type"
+            f" UNION ALL SELECT 'in', type, count(*) FROM relations WHERE target_id = ?{active} GROUP BY type",
+            [entity_id, *extra, entity_id, *extra],
+        )
+        return {(d, t): n for d, t, n in rows}
+
     def relations_touching(self, entity_id: int) -> list[dict]:
         return self._relation_rows("(r.source_id = ? OR r.target_id = ?)", [entity_id, entity_id])
 
@@ -467,7 +495,7 @@ class SqliteStore:
         return self._relation_rows("r.type = ?", [type_name])
 
     def page_relations(self) -> list[dict]:
-        return self._relation_rows("r.origin = 'page'", [])
+        return self._relation_rows("r.origin = 'page' AND r.origin_doc_id IS NOT NULL", [])
 
     def _relation_rows(self, where: str, params: list) -> list[dict]:
         sql = (
@@ -552,13 +580,25 @@ class SqliteStore:
         # "Updated" is an edit a person made: the entity page's own date or file time, or a
         # relation they asserted; not the index rebuilding the row.
         rows = self.db.execute(
-            "SELECT e.id, e.type, e.name, e.mention_count,"
-            " (SELECT max(coalesce(d.date, date(d.mtime, 'unixepoch'))) FROM mentions m"
-            "  JOIN documents d ON d.id = m.doc_id WHERE m.entity_id = e.id AND m.doc_id IS NOT e.page_doc_id),"
-            " max(coalesce(p.frontmatter ->> 'updated', p.date, date(p.mtime, 'unixepoch'), ''),"
-            "     coalesce((SELECT max(substr(r.updated_at, 1, 10)) FROM relations r WHERE r.origin = 'user'"
-            "               AND e.id IN (r.source_id, r.target_id)), ''))"
-            " FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id ORDER BY e.type, e.name"
+            """
+            WITH touched AS (
+                SELECT source_id AS id, updated_at FROM relations WHERE origin = 'user'
+                UNION ALL SELECT target_id, updated_at FROM relations WHERE origin = 'user'
+            ), asserted AS (
+                SELECT id, max(substr(updated_at, 1, 10)) AS day FROM touched GROUP BY id
+            ), mentioned AS (
+                SELECT m.entity_id AS id, max(coalesce(d.date, date(d.mtime, 'unixepoch'))) AS day
+                FROM mentions m JOIN documents d ON d.id = m.doc_id
+                JOIN entities e ON e.id = m.entity_id WHERE m.doc_id IS NOT e.page_doc_id
+                GROUP BY m.entity_id
+            )
+            SELECT e.id, e.type, e.name, e.mention_count, mentioned.day,
+                   max(coalesce(p.frontmatter ->> 'updated', p.date, date(p.mtime, 'unixepoch'), ''),
+                       coalesce(asserted.day, ''))
+            FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
+            LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
+            ORDER BY e.type, e.name
+            """
         )
         keys = ("id", "type", "name", "mention_count", "last_mentioned", "last_updated")
         return [{**dict(zip(keys, r)), "last_updated": r[5] or None} for r in rows]
