@@ -67,6 +67,8 @@ from kbgraph.entities import entity_key  # noqa: E402
 from kbgraph.lookup import find_entity  # noqa: E402
 from kbgraph.model import EntityRecord  # noqa: E402
 from kbgraph.relations import entity_relations, relations_of_type  # noqa: E402
+
+CLI_LIMIT = 100  # the default of `kbg entity relations --limit`
 from kbgraph.store.sqlite import SqliteStore  # noqa: E402
 from kbgraph.vocabulary import ANY, Vocabulary  # noqa: E402
 
@@ -419,8 +421,9 @@ def measure(store, vocab, ids_by_type, hub_id, records, key_ids, rng, calls) -> 
     def union_only(entity_id):
         return db.execute(UNION_SQL, (entity_id, entity_id)).fetchall()
 
-    def relations_call(entity, type_name=None):
-        return entity_relations(store, vocab, entity, type_name, today=TODAY)
+    def relations_call(entity, type_name=None, limit=CLI_LIMIT):
+        # What `kbg entity relations NAME` runs: at most CLI_LIMIT rows per direction, totals counted.
+        return entity_relations(store, vocab, entity, type_name, today=TODAY, limit=limit)
 
     def sides(result) -> tuple[int, int]:
         return len(result["relations"]), len(result["inverse_relations"])
@@ -428,6 +431,8 @@ def measure(store, vocab, ids_by_type, hub_id, records, key_ids, rng, calls) -> 
     def mean(values) -> float:
         return round(sum(values) / len(values), 1)
 
+    stats, kept = timed_calls(relations_call, [(hub, None, None)] * max(calls // 4, 20), warmup=2, keep=sides)
+    q["hub: entity_relations --limit 0 (every row)"] = {**stats, "rows": sum(kept[0])}
     stats, kept = timed_calls(relations_call, [(hub,)] * calls, warmup=5, keep=sides)
     q["hub: entity_relations"] = {**stats, "rows": sum(kept[0]), "out": kept[0][0], "in": kept[0][1],
                                   "stored": degree[hub_id]}

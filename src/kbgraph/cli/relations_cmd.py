@@ -72,7 +72,7 @@ def unrelate(source, type_name, target, vault, as_json) -> None:
 @click.argument("name", required=False)
 @click.option("--type", "type_name", default=None, metavar="TYPE", help="Only this relation type (either direction's name).")
 @click.option("--include-expired", is_flag=True, help="Also relations past their valid_until date.")
-@click.option("--limit", "-n", default=200, show_default=True, type=click.IntRange(min=0),
+@click.option("--limit", "-n", default=100, show_default=True, type=click.IntRange(min=0),
               help="Rows read per direction for one entity (0: all); totals always count all.")
 @vault_option
 @list_options

@@ -464,6 +464,8 @@ class SqliteStore:
         """One direction of an entity's relations ("out": it is the source), active ones only when
         active_on is a date, at most limit rows in (type, id) order."""
         column = "r.source_id" if direction == "out" else "r.target_id"
+        # Without statistics SQLite may prefer the type index and walk every relation of a type.
+        index = "relations_source_type" if direction == "out" else "relations_target_type"
         clauses, params = [f"{column} = ?"], [entity_id]
         if type_name:
             clauses.append("r.type = ?")
@@ -473,7 +475,8 @@ class SqliteStore:
             params.append(active_on)
         where = " AND ".join(clauses)
         page = f" ORDER BY r.type, r.id LIMIT {int(limit)}" if limit else ""
-        return self._relation_rows(f"r.id IN (SELECT r.id FROM relations r WHERE {where}{page})", params)
+        return self._relation_rows(
+            f"r.id IN (SELECT r.id FROM relations r INDEXED BY {index} WHERE {where}{page})", params)
 
     def relation_counts(self, entity_id: int, active_on: str | None) -> dict[tuple[str, str], int]:
         """(direction, type) -> how many relations an entity has, from the indexes alone."""
