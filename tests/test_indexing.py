@@ -265,3 +265,16 @@ def test_markdown_links_to_entity_pages_are_mentions(tmp_path):
             ("Chen Wei", "the data lead", "link"), ("Chen Wei", "x", "link")]
     finally:
         store.close()
+
+
+def test_names_in_fenced_code_are_not_mentions(tmp_path):
+    root = tmp_path / "kb"
+    (root / "tech").mkdir(parents=True)
+    (root / "tech/kafka.md").write_text("---\ntype: technology\nname: Kafka\n---\nThe bus.\n")
+    (root / "note.md").write_text("We use Kafka.\n\n```yaml\nbroker: Kafka\n```\n\n~~~\nKafka\n~~~\n")
+    index_vault(root)
+    store = open_store(root)
+    try:
+        assert [(s, k) for _, s, k in _mentions(store, "note.md")] == [("Kafka", "text")]
+    finally:
+        store.close()

@@ -221,10 +221,11 @@ def find_document_mentions(
     corroborated = set(anchored) | {m.entity_id for _, m in found}
     pending = []
     for chunk_id, chunk_start, text in chunks:
+        code = _fenced_code(text)
         for start, end, surface, candidates in matcher.scan(text):
             abs_start, abs_end = chunk_start + start, chunk_start + end
-            if any(s <= abs_start < e for s, e in link_spans):
-                continue
+            if any(s <= abs_start < e for s, e in link_spans) or any(s <= start < e for s, e in code):
+                continue  # a link was counted already; code is not prose about an entity
             if len(candidates) == 1:
                 (entity_id,) = candidates
                 corroborated.add(entity_id)
@@ -240,6 +241,14 @@ def find_document_mentions(
             ambiguous += 1
     found.sort(key=lambda pair: pair[1].start)
     return found, ambiguous
+
+
+def _fenced_code(text: str) -> list[tuple[int, int]]:
+    if "```" not in text and "~~~" not in text:
+        return []
+    from .markdown import parse_sections
+
+    return parse_sections(text)[1]
 
 
 def _chunk_at(chunks: list[tuple[int, int, str]], position: int) -> int | None:
