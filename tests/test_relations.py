@@ -311,7 +311,10 @@ def test_merge_moves_names_mentions_and_relations_and_survives_a_full_reindex(rv
     assert result["into"] == "Dana Kowalski" and "D. Kowalski Jr" in result["aliases"]
     (dropped,) = result["self_relations_dropped"]  # symmetric: stored in either order
     assert "--collaborates-with-->" in dropped and "D. Kowalski Jr" in dropped and "Dana Kowalski" in dropped
-    assert tree_digest(rvault) == before, "merging writes nothing into the notes"
+    changed = {k for k, v in tree_digest(rvault).items() if before.get(k) != v}
+    assert changed == {"people/d-kowalski.md"} == set(result["pages_edited"])
+    assert "collaborates-with" not in extra.read_text(), "only the line that became a self-relation went"
+    assert "- reports-to [[Ana Lima]]" in extra.read_text()
     for _ in range(2):
         dana = kbg(rvault, "person", "find", "D. Kowalski Jr")  # the old name finds the merged entity
         assert dana["entity"]["name"] == "Dana Kowalski"
@@ -320,6 +323,17 @@ def test_merge_moves_names_mentions_and_relations_and_survives_a_full_reindex(rv
         timeline = [d["path"] for d in kbg(rvault, "person", "timeline", "Dana")["documents"]]
         assert "notes/oncall.md" in timeline and "people/d-kowalski.md" in timeline
         index_vault(rvault, full=True)
+
+
+def test_merge_takes_lines_that_would_self_relate_out_of_the_pages(rvault):
+    page = rvault / "people/sam-li.md"
+    kbg(rvault, "entity", "relate", "Sam Li", "--type", "collaborates-with", "--target", "Sam Ortiz")
+    assert "- collaborates-with [[Sam Ortiz]]" in page.read_text()
+    result = kbg(rvault, "entity", "merge", "Sam Ortiz", "Sam Li")
+    assert result["pages_edited"] == ["people/sam-li.md"]
+    assert "collaborates-with" not in page.read_text()
+    report = index_vault(rvault, full=True)
+    assert not [p for p in report.problems if "itself" in p.reason], report.problems
 
 
 @pytest.mark.parametrize("args, message", [

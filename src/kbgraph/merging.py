@@ -40,12 +40,36 @@ def merge_entities(ws, merged_name: str, into_name: str) -> dict:
                 outcome["moved"], now,
             )
             store.set_meta("entities_dirty", "1")
+        edited = _remove_self_lines(ws, outcome["self_loops_dropped"], {merged.id: merged, into.id: into})
         from .pipeline import index_vault
 
-        index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
+        index_vault(Path(ws.root), store=ws.store, only=set(edited), lock_wait=30)
     result = find_entity(store, into.name, into.type)
     return {
         "merged": merged.name, "into": result.name, "type": result.type, "aliases": list(result.aliases),
         "relations_moved": len(outcome["moved"]), "duplicates_collapsed": outcome["collapsed"],
-        "self_relations_dropped": outcome["self_loops_dropped"],
+        "self_relations_dropped": [f"{r['source']} --{r['type']}--> {r['target']}"
+                                   for r in outcome["self_loops_dropped"]],
+        "pages_edited": sorted(edited),
     }
+
+
+def _remove_self_lines(ws, dropped: list[dict], entities: dict) -> set[str]:
+    """Take out of their pages the ## Relations lines that would now relate the entity to itself."""
+    from .page_files import edit_page
+    from .relation_lines import remove_lines
+    from .relations import line_matcher
+
+    vocab, edited = ws.config.vocabulary, set()
+    for row in dropped:
+        if row["origin"] != "page" or not row["origin_doc"]:
+            continue
+        page_owner = ws.store.page_entity_ids().get(row["origin_doc_id"])
+        rtype = vocab.types.get(row["type"])
+        if page_owner is None or rtype is None or page_owner[0] not in entities:
+            continue
+        src, tgt = entities[row["source_id"]], entities[row["target_id"]]
+        matches = line_matcher(vocab, entities[page_owner[0]], rtype, src, tgt)
+        if edit_page(ws.root, row["origin_doc"], lambda text, off: remove_lines(text, off, matches)[0]):
+            edited.add(row["origin_doc"])
+    return edited

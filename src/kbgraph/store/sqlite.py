@@ -560,7 +560,7 @@ class SqliteStore:
             source = into_id if row["source_id"] == from_id else row["source_id"]
             target = into_id if row["target_id"] == from_id else row["target_id"]
             if source == target:
-                dropped.append(f"{row['source']} --{row['type']}--> {row['target']}")
+                dropped.append(row)
                 self.delete_relation(row["id"])
                 continue
             twin = self.get_relation(source, target, row["type"])
