@@ -87,35 +87,33 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10) -> 
     parsed = parse_query(query)
     if not parsed.positives:
         return SearchResult(query, "", "empty", ())
-    hits: dict[int, SearchHit] = {}
+    best: dict[int, dict] = {}  # document id -> its best chunk row
     mode = "all-terms"
-    _collect(store, parsed.all_terms(), flt, limit, hits)
-    if len(hits) < limit and len(parsed.positives) > 1:
-        before = len(hits)
-        _collect(store, parsed.any_term(), flt, limit, hits)
-        if len(hits) > before:
+    _collect(store, parsed.all_terms(), flt, limit, best)
+    if len(best) < limit and len(parsed.positives) > 1:
+        before = len(best)
+        _collect(store, parsed.any_term(), flt, limit, best)
+        if len(best) > before:
             mode = "any-term" if before == 0 else "all-terms+any-term"
-    return SearchResult(query, parsed.all_terms(), mode, tuple(list(hits.values())[:limit]))
-
-
-def _collect(store, fts_query: str, flt: DocFilter, limit: int, hits: dict[int, SearchHit]) -> None:
-    # Over-fetch chunks so that several chunks of one document still leave `limit` documents.
-    rows = store.search_chunks(fts_query, flt, limit * 4 + 8)
-    for row in rows:
-        if row["id"] in hits or len(hits) >= limit:
-            continue
-        hits[row["id"]] = SearchHit(
-            doc_id=row["id"],
-            path=row["path"],
-            title=row["title"],
-            kind=row["kind"],
-            date=row["date"],
-            chunk_id=row["chunk_id"],
-            heading=row["heading"],
-            line=row["line"],
-            snippet=_markdown_highlight(row["snippet"]),
-            score=round(row["score"], 4),
+    # Snippets only for what is returned; the any-term query highlights every word that is there.
+    highlight = parsed.any_term()
+    hits = tuple(
+        SearchHit(
+            doc_id=row["id"], path=row["path"], title=row["title"], kind=row["kind"], date=row["date"],
+            chunk_id=row["chunk_id"], heading=row["heading"], line=row["line"],
+            snippet=_markdown_highlight(store.snippet(highlight, row["chunk_id"])), score=round(row["score"], 4),
         )
+        for row in list(best.values())[:limit]
+    )
+    return SearchResult(query, parsed.all_terms(), mode, hits)
+
+
+def _collect(store, fts_query: str, flt: DocFilter, limit: int, best: dict[int, dict]) -> None:
+    # Over-fetch chunks so that several chunks of one document still leave `limit` documents.
+    for row in store.search_chunks(fts_query, flt, limit * 4 + 8):
+        if len(best) >= limit:
+            return
+        best.setdefault(row["id"], row)
 
 
 def _markdown_highlight(snippet: str) -> str:
