@@ -113,6 +113,31 @@ max_file_mb = 10
 
 
 @dataclass(frozen=True)
+class PageRule:
+    """Documents with frontmatter key `when` are pages of an entity of `type`, named from templates."""
+
+    when: str
+    type: str
+    name: str  # a template over frontmatter keys: "KEP-{kep-number}"
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FrontmatterRelation:
+    """A frontmatter key whose values are relations of the page's entity (kbgraph.toml [relations.frontmatter])."""
+
+    key: str
+    type: str  # a relation type name, either direction
+    entity: str  # the entity type the values name
+    direction: str = "from-page"  # "from-page": page --type--> value; "to-page": value --type--> page
+    pages: tuple[str, ...] = ()  # only on pages of these entity types (empty: every page)
+    strip: str = ""  # characters stripped from each value ("@" for handles)
+    ignore: tuple[str, ...] = ("n/a", "na", "none", "tbd", "-")
+    pattern: str | None = None  # a regex whose first group is the name; values that do not match are skipped
+    name: str = "{value}"  # the name from the value (or group): "{value}", or "KEP-{int}" for a number
+
+
+@dataclass(frozen=True)
 class Config:
     ignore: tuple[str, ...] = ()
     extensions: tuple[str, ...] = (".md", ".markdown", ".txt")
@@ -124,6 +149,8 @@ class Config:
     entity_types: tuple[str, ...] = BUILTIN_ENTITY_TYPES
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     create_pages: bool = False  # give page-less entities a page when a relation is asserted for them
+    page_rules: tuple[PageRule, ...] = ()
+    frontmatter_relations: tuple[FrontmatterRelation, ...] = ()
 
 
 def load_config(vault_root: Path) -> Config:
@@ -141,8 +168,8 @@ def load_config(vault_root: Path) -> Config:
 _KNOWN_KEYS = {
     "": {"index", "kinds", "entities", "relations"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
-    "entities": {"types", "references"},
-    "relations": {"types", "create_pages"},
+    "entities": {"types", "references", "pages"},
+    "relations": {"types", "create_pages", "frontmatter"},
 }
 
 
@@ -203,8 +230,64 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         page_kinds=page_kinds,
         references=references,
         entity_types=entity_types,
-        vocabulary=Vocabulary.from_config(relation_types),
+        vocabulary=(vocabulary := Vocabulary.from_config(relation_types)),
         create_pages=create_pages,
+        page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
+        frontmatter_relations=tuple(
+            _frontmatter_relation(key, spec, entity_types, vocabulary, source)
+            for key, spec in _table(relations, "frontmatter", source).items()
+        ),
+    )
+
+
+def _page_rules(raw: object, entity_types, source: str) -> list[PageRule]:
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise ConfigError(f"{source}: [[entities.pages]] must be an array of tables")
+    rules = []
+    for rule in raw:
+        unknown = set(rule) - {"when", "type", "name", "aliases"}
+        if unknown or not isinstance(rule.get("when"), str) or rule.get("type") not in entity_types:
+            raise ConfigError(f"{source}: each [[entities.pages]] needs when = \"frontmatter key\" and a known "
+                              f"type ({', '.join(entity_types)}); unknown keys: {', '.join(sorted(unknown)) or 'none'}")
+        rules.append(PageRule(rule["when"], rule["type"], str(rule.get("name", "{title}")),
+                              tuple(_str_list(rule.get("aliases", []), "entities.pages.aliases", source))))
+    return rules
+
+
+def _frontmatter_relation(key: str, spec: object, entity_types, vocabulary, source: str) -> FrontmatterRelation:
+    where = f"{source}: [relations.frontmatter.{key}]"
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where} must be a table with type and entity")
+    known = {"type", "entity", "direction", "pages", "strip", "ignore", "pattern", "name"}
+    if set(spec) - known:
+        raise ConfigError(f"{where}: unknown keys {', '.join(sorted(set(spec) - known))}")
+    from .errors import InvalidInput
+
+    try:
+        vocabulary.normalise(str(spec.get("type")))
+    except InvalidInput as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    if spec.get("entity") not in entity_types:
+        raise ConfigError(f"{where}: entity must be one of {', '.join(entity_types)}")
+    if spec.get("direction", "from-page") not in ("from-page", "to-page"):
+        raise ConfigError(f"{where}: direction must be from-page or to-page")
+    pattern = spec.get("pattern")
+    if pattern is not None:
+        import re
+
+        try:
+            if re.compile(pattern).groups < 1:
+                raise ConfigError(f"{where}: pattern needs one (group) holding the name")
+        except re.error as exc:
+            raise ConfigError(f"{where}: pattern is not a valid regex ({exc})") from None
+    defaults = FrontmatterRelation(key, "", "")
+    return FrontmatterRelation(
+        key=key, type=spec["type"], entity=spec["entity"], direction=spec.get("direction", "from-page"),
+        pages=tuple(_str_list(spec.get("pages", []), f"relations.frontmatter.{key}.pages", source)),
+        strip=str(spec.get("strip", "")),
+        ignore=tuple(v.casefold() for v in _str_list(spec.get("ignore", list(defaults.ignore)),
+                                                     f"relations.frontmatter.{key}.ignore", source)),
+        pattern=pattern, name=str(spec.get("name", "{value}")),
     )
 
 

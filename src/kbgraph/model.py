@@ -71,6 +71,8 @@ class PageRelationLine:
     reason: str | None = None
     valid_until: str | None = None
     problem: str | None = None
+    source: str = "section"  # "section" (## Relations) or "frontmatter:KEY"
+    ordinal: int = 0  # several values of one frontmatter key share its line
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,9 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
     chunks = chunk_sections(sections, body_start, raw.text, config.chunk_chars)
     entities = declared_entities(kind, frontmatter, h1, stem, config)
     relation_lines = page_relations(raw.text, body_start, entities, config) if is_markdown else []
+    if entities and entities[0].role == "page" and config.frontmatter_relations:
+        mapped = frontmatter_relations(raw.text, frontmatter, entities[0], config)
+        relation_lines = relation_lines + mapped
     return ParsedDocument(
         path=path,
         title=title,
@@ -83,9 +86,14 @@ def declared_entities(
     """The entity a page is about (if it is a page), and every entity its frontmatter references."""
     decls: list[EntityDecl] = []
     page_type = config.page_kinds.get(kind)
-    if page_type:
+    rule = None if page_type else next((r for r in config.page_rules if _text(frontmatter.get(r.when))), None)
+    if page_type or rule:
         name = _text(frontmatter.get("name")) or _text(frontmatter.get("title")) or h1 or stem
         aliases = as_name_list(frontmatter.get("aliases")) + as_name_list(frontmatter.get("alias"))
+        if rule:
+            page_type, title = rule.type, name
+            name = _render(rule.name, frontmatter) or title
+            aliases = [a for a in (_render(t, frontmatter) for t in rule.aliases) if a and a != name] + aliases
         attributes = {
             k: v for k, v in frontmatter.items() if k not in _NOT_ATTRIBUTES and isinstance(v, (str, int, float, list))
         }
@@ -114,13 +122,73 @@ def page_relations(text: str, body_start: int, entities: list[EntityDecl], confi
     return sorted(out, key=lambda r: r.line)
 
 
+def _render(template: str, frontmatter: dict) -> str | None:
+    """A name from a template over frontmatter keys ("KEP-{kep-number}"); None when a key is missing."""
+    import re
+
+    missing = False
+
+    def value(match: re.Match) -> str:
+        nonlocal missing
+        text = _text(frontmatter.get(match.group(1)))
+        if text is None:
+            missing = True
+            return ""
+        return str(int(text)) if match.group(2) == ":int" and text.isdigit() else text
+
+    rendered = re.sub(r"\{([^{}:]+)(:int)?\}", value, template).strip()
+    return None if missing or not rendered else rendered
+
+
+def frontmatter_relations(text: str, frontmatter: dict, page: EntityDecl, config: Config) -> list[PageRelationLine]:
+    """Relations stated by frontmatter keys that kbgraph.toml maps to relation types."""
+    import re
+
+    out = []
+    for mapping in config.frontmatter_relations:
+        if mapping.key not in frontmatter or (mapping.pages and page.type not in mapping.pages):
+            continue
+        key_line = _key_line(text, mapping.key)
+        normal = config.vocabulary.normalise(mapping.type)
+        # A line reads from the page's side, so "to-page" is written with the opposite name.
+        if mapping.direction == "from-page" or normal.type.symmetric:
+            line_type = mapping.type
+        else:
+            line_type = normal.type.name if normal.swapped else normal.type.inverse
+        for ordinal, raw in enumerate(as_name_list(frontmatter[mapping.key])):
+            value = raw.strip().strip(mapping.strip).strip() if mapping.strip else raw.strip()
+            if not value or value.casefold() in mapping.ignore:
+                continue
+            if mapping.pattern:
+                found = re.search(mapping.pattern, value)
+                if not found:
+                    continue
+                value = found.group(1)
+            name = mapping.name.replace("{int}", str(int(value)) if value.isdigit() else value).replace(
+                "{value}", value)
+            out.append(PageRelationLine(key_line, line_type, name, source=f"frontmatter:{mapping.key}",
+                                        ordinal=ordinal + 1))
+    return out
+
+
+def _key_line(text: str, key: str) -> int:
+    import re
+
+    match = re.search(rf"^{re.escape(key)}\s*:", text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else 1
+
+
 def _relation_targets(lines: list[PageRelationLine], entities: list[EntityDecl], config: Config) -> list[EntityDecl]:
     """Targets of a page's relation lines are entities too, when the vocabulary fixes their type."""
     page_type = entities[0].type if entities else None
+    typed = {m.key: m.entity for m in config.frontmatter_relations}
     out = []
     for line in lines:
         if line.problem is None and page_type:
-            hint = config.vocabulary.target_type_hint(line.type, page_type)
+            if line.source.startswith("frontmatter:"):
+                hint = typed.get(line.source.split(":", 1)[1])
+            else:
+                hint = config.vocabulary.target_type_hint(line.type, page_type)
             if hint:
                 out.append(EntityDecl(hint, line.target, (), "relation-target", "relations"))
     return out

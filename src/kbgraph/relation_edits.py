@@ -89,7 +89,11 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
             page_entity = _page_entity(store, row["origin_doc_id"])
             if page_entity is not None:
                 matches = line_matcher(vocab, page_entity, rtype, src, tgt)
-                edit_page(ws.root, page_path, lambda text, off: remove_lines(text, off, matches)[0])
+                removed = edit_page(ws.root, page_path, lambda text, off: remove_lines(text, off, matches)[0])
+                if not removed and _stated_in_frontmatter(store, row["origin_doc_id"]):
+                    raise InvalidInput(
+                        f"{src.name} --{rtype.name}--> {tgt.name} comes from the frontmatter of {page_path} "
+                        "(a key kbgraph.toml maps to relations); edit that file to remove it")
         with store.transaction():
             store.delete_relation(row["id"])
         if page_path:
@@ -126,6 +130,11 @@ def _source_doc(store, path: str | None) -> dict | None:
     if doc is None:
         raise NotFound(f"--source-doc {path!r} is not in the index; give a vault-relative path (`kbg list`)")
     return doc
+
+
+def _stated_in_frontmatter(store, doc_id: int) -> bool:
+    return any(line["doc_id"] == doc_id and line["source"].startswith("frontmatter:")
+               for line in store.page_relation_lines())
 
 
 def _page_entity(store, doc_id: int) -> Entity | None:

@@ -269,9 +269,35 @@ def m005_relation_indexes(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_relation_line_sources(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- A page states relations in its ## Relations section and, when kbgraph.toml maps them,
+        -- in frontmatter keys: several values of one key share a line, hence the ordinal.
+        CREATE TABLE page_relation_lines_v2 (
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            line INTEGER NOT NULL,
+            ordinal INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT 'section',
+            type TEXT NOT NULL,
+            target TEXT NOT NULL,
+            reason TEXT,
+            valid_until TEXT,
+            problem TEXT,
+            PRIMARY KEY (doc_id, line, ordinal)
+        ) STRICT;
+        INSERT INTO page_relation_lines_v2 (doc_id, line, type, target, reason, valid_until, problem)
+            SELECT doc_id, line, type, target, reason, valid_until, problem FROM page_relation_lines;
+        DROP TABLE page_relation_lines;
+        ALTER TABLE page_relation_lines_v2 RENAME TO page_relation_lines;
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
-    m005_relation_indexes,
+    m005_relation_indexes, m006_relation_line_sources,
 ]
 
 

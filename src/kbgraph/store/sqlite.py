@@ -142,9 +142,10 @@ class SqliteStore:
             ],
         )
         db.executemany(
-            "INSERT OR REPLACE INTO page_relation_lines (doc_id, line, type, target, reason, valid_until, problem)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(doc_id, r.line, r.type, r.target, r.reason, r.valid_until, r.problem) for r in doc.relation_lines],
+            "INSERT OR REPLACE INTO page_relation_lines (doc_id, line, ordinal, source, type, target, reason,"
+            " valid_until, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(doc_id, r.line, r.ordinal, r.source, r.type, r.target, r.reason, r.valid_until, r.problem)
+             for r in doc.relation_lines],
         )
         return doc_id
 
@@ -538,10 +539,10 @@ class SqliteStore:
 
     def page_relation_lines(self) -> list[dict]:
         rows = self.db.execute(
-            "SELECT l.doc_id, d.path, l.line, l.type, l.target, l.reason, l.valid_until, l.problem"
-            " FROM page_relation_lines l JOIN documents d ON d.id = l.doc_id ORDER BY d.path, l.line"
+            "SELECT l.doc_id, d.path, l.line, l.type, l.target, l.reason, l.valid_until, l.problem, l.source"
+            " FROM page_relation_lines l JOIN documents d ON d.id = l.doc_id ORDER BY d.path, l.line, l.ordinal"
         )
-        keys = ("doc_id", "path", "line", "type", "target", "reason", "valid_until", "problem")
+        keys = ("doc_id", "path", "line", "type", "target", "reason", "valid_until", "problem", "source")
         return [dict(zip(keys, r)) for r in rows]
 
     def page_entity_ids(self) -> dict[int, tuple[int, str, str]]:

@@ -1,0 +1,42 @@
+"""Migrations are append-only and keep what an older index held."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from kbgraph.store import migrations
+from kbgraph.store.sqlite import SqliteStore
+
+
+def test_upgrading_an_index_keeps_its_page_relation_lines(tmp_path, monkeypatch):
+    path = str(tmp_path / "index.db")
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:5])  # an index from before m006
+    old = SqliteStore.open(path)
+    old.db.execute("INSERT INTO documents (path, title, kind, content_hash, size, mtime, indexed_at)"
+                   " VALUES ('people/a.md', 'A', 'person', 'h', 1, 1.0, 'now')")
+    old.db.execute("INSERT INTO page_relation_lines (doc_id, line, type, target) VALUES (1, 7, 'reports-to', 'B')")
+    old.close()
+    monkeypatch.undo()
+
+    upgraded = SqliteStore.open(path)
+    assert upgraded.page_relation_lines() == [{
+        "doc_id": 1, "path": "people/a.md", "line": 7, "type": "reports-to", "target": "B", "reason": None,
+        "valid_until": None, "problem": None, "source": "section"}]
+    names = [r[0] for r in upgraded.db.execute("SELECT name FROM migrations ORDER BY id")]
+    assert names == [m.__name__ for m in migrations.MIGRATIONS]
+    upgraded.close()
+
+
+def test_an_index_from_a_newer_kbgraph_is_refused(tmp_path):
+    import pytest
+
+    from kbgraph.errors import SchemaTooNew
+
+    path = str(tmp_path / "index.db")
+    SqliteStore.open(path).close()
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO migrations (name, applied_at) VALUES ('m999_future', 'now')")
+    db.commit()
+    db.close()
+    with pytest.raises(SchemaTooNew, match="upgrade kbgraph"):
+        SqliteStore.open(path)
