@@ -161,3 +161,19 @@ def test_unrelate_of_a_frontmatter_relation_says_where_to_edit(kep_vault):
     assert (kep_vault / "kep-0555.md").read_text() == before
     assert [r["target"] for r in relations(kep_vault, "KEP-555")["relations"] if r["type"] == "owned-by"] == [
         "sig-api-machinery"]
+
+
+def test_two_pages_of_one_entity_both_state_relations(kep_vault):
+    (kep_vault / "kep-0555-copy.md").write_text(KEP_A.replace("owning-sig: sig-api-machinery", "owning-sig: sig-cli"))
+    index_vault(kep_vault)
+    owners = {r["target"] for r in relations(kep_vault, "KEP-555")["relations"] if r["type"] == "owned-by"}
+    assert owners == {"sig-api-machinery", "sig-cli"}
+
+
+def test_a_name_used_with_two_types_by_references_stays_two_entities(kep_vault):
+    (kep_vault / "kep-0777.md").write_text("---\ntitle: X\nkep-number: '777'\nauthors: ['@sig-cli']\n"
+                                          "owning-sig: sig-cli\n---\n")
+    (kep_vault / "kep-0778.md").write_text("---\ntitle: Y\nkep-number: '778'\nowning-sig: sig-cli\n---\n")
+    report = index_vault(kep_vault)
+    assert report.warnings == 0, report.problems
+    assert relations(kep_vault, "KEP-778")["relations"][0]["target"] == "sig-cli"

@@ -51,6 +51,8 @@ def assemble_entities(
         if spec is None:
             spec = specs[key] = _Builder(key, claim.type, claim.name, page_doc_id=claim.doc_id,
                                            attributes=dict(claim.attributes))
+        elif claim.doc_id != spec.page_doc_id:
+            spec.extra_pages.append(claim.doc_id)  # a second page of one entity still states its relations
         for alias in claim.aliases:
             if alias != spec.name and alias not in spec.aliases:
                 spec.aliases.append(alias)
@@ -109,8 +111,8 @@ def _resolve_reference(claim: EntityClaim, specs: dict[str, _Builder], by_name: 
     same_type = [k for k in keys if specs[k].type == claim.type]
     if len(same_type) == 1:
         return same_type[0]
-    if not same_type and len(keys) == 1:
-        return keys[0]
+    if not same_type and len(keys) == 1 and specs[keys[0]].page_doc_id is not None:
+        return keys[0]  # `project: Kafka` joins Kafka's technology page; never another reference's guess
     return None
 
 
