@@ -1,0 +1,1 @@
+"""Relation extraction: finding typed relations stated in the text of notes."""

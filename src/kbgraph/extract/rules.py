@@ -1,0 +1,157 @@
+"""Pattern rules: typed relations stated between two entity mentions in one sentence.
+
+Pure and precision-first. A rule matches only the words *between* two adjacent
+mentions ("Ana Lima reports to Ben Okafor"), or a fixed frame around them ("we
+switched from MySQL to PostgreSQL"). A sentence that negates ("does not", "no
+longer", "never") or hedges ("might", "could", "if", "considering", a question)
+around the pair yields nothing: a wrong edge misleads more than a missing one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Hashable
+
+CONFIDENCE = "auto-high"
+
+
+@dataclass(frozen=True)
+class Span:
+    """An entity mention in a sentence: character offsets, the entity, and its type."""
+
+    start: int
+    end: int
+    entity: Hashable
+    type: str
+
+
+@dataclass(frozen=True)
+class Found:
+    source: Hashable
+    type: str
+    target: Hashable
+    rule: str
+    confidence: str
+    evidence: str  # the sentence
+    start: int  # the span of the sentence that states it (first mention start .. second mention end)
+    end: int
+
+
+def _rule(name: str, between: str, rel_type: str, swap: bool = False, before: str | None = None):
+    return (name, re.compile(rf"\s*(?:{between})\s*", re.IGNORECASE), rel_type, swap,
+            re.compile(rf"(?:{before})\s*$", re.IGNORECASE) if before else None)
+
+
+_ADV = r"(?:(?:now|also|still|currently|directly|officially|recently|just|already)\s+)?"
+_THE = r"(?:the\s+)?"
+_PERFECT = r"(?:has\s+been|have\s+been|had\s+been)"
+RULES = [
+    _rule("reports-to", rf"{_ADV}(?:reports|reported|has\s+reported)\s+{_ADV}to"
+                        rf"|{_ADV}(?:is|{_PERFECT})\s+reporting\s+to", "reports-to"),
+    _rule("leads", rf"{_ADV}(?:is|{_PERFECT}|was)?\s*(?:leading|driving|heading|running)\s+{_THE}"
+                   rf"|{_ADV}(?:leads|led|has\s+led|heads|drives|took\s+over|has\s+taken\s+over|owns)\s+{_THE}"
+                   rf"|(?:is|was)\s+{_ADV}the\s+(?:lead|owner|tech\s+lead)\s+(?:of|on|for)\s+{_THE}", "leads"),
+    _rule("led-by", rf"(?:is|was|has\s+been)\s+{_ADV}(?:led|run|driven|owned)\s+by", "leads", swap=True),
+    _rule("member-of", rf"{_ADV}(?:joined|has\s+joined|moved\s+to|transferred\s+to)\s+{_THE}"
+                       rf"|(?:is|was|{_PERFECT})\s+{_ADV}(?:a\s+)?member\s+of\s+{_THE}", "member-of"),
+    _rule("depends-on", rf"{_ADV}(?:depends|depended|relies|relied)\s+{_ADV}on\s+{_THE}|{_ADV}(?:requires|required)"
+                        rf"\s+{_THE}|(?:is|are)\s+{_ADV}(?:dependent|built)\s+on\s+{_THE}"
+                        rf"|(?:has|have)\s+(?:a\s+)?(?:hard\s+|strong\s+|direct\s+)?dependency\s+on\s+{_THE}",
+          "depends-on"),
+    _rule("blocked-by", rf"(?:is|are|was|were|remains|stays|{_PERFECT})\s+{_ADV}blocked\s+(?:on|by)\s+{_THE}",
+          "blocks", swap=True),
+    _rule("blocks", rf"{_ADV}(?:blocks|blocked|is\s+blocking|{_PERFECT}\s+blocking)\s+{_THE}", "blocks"),
+    _rule("switched", r"to|with", "replaces", swap=True,
+          before=r"\b(?:switched|migrated|moved|changed|went)\s+(?:over\s+)?from(?:\s+the)?"),
+    _rule("replaces", rf"{_ADV}(?:replaces|replaced|has\s+replaced|is\s+replacing|will\s+replace)\s+{_THE}",
+          "replaces"),
+    _rule("replaced-by", rf"(?:is|was|has\s+been|got)\s+{_ADV}replaced\s+by\s+{_THE}", "replaces", swap=True),
+    _rule("supersedes", rf"{_ADV}supersedes|{_ADV}superseded|has\s+superseded", "superseded-by", swap=True),
+    _rule("superseded-by", rf"(?:is|was|has\s+been)\s+{_ADV}superseded\s+by\s+{_THE}", "superseded-by"),
+    _rule("uses", rf"{_ADV}(?:uses|used|is\s+using|{_PERFECT}\s+using|runs\s+on|is\s+built\s+with"
+                  rf"|makes\s+use\s+of|relies\s+heavily\s+on)\s+{_THE}", "uses"),
+    _rule("works-with", rf"{_ADV}(?:works|worked|is\s+working|{_PERFECT}\s+working|collaborates|collaborated"
+                        rf"|is\s+collaborating)\s+{_ADV}(?:closely\s+)?(?:with|alongside)\s+{_THE}", "works-with"),
+    _rule("part-of", rf"(?:is|are|was)\s+{_ADV}(?:a\s+)?(?:part|component|module|subproject)\s+of\s+{_THE}"
+                     rf"|{_ADV}belongs\s+to\s+{_THE}", "part-of"),
+    _rule("informs", rf"{_ADV}(?:informs|informed|inform|has\s+informed|feeds\s+into)"
+                     rf"(?:\s+(?:the|our|its)\s+(?:\w+\s+){{0,2}}?(?:of|in|for|behind))?\s+{_THE}", "informs"),
+    _rule("evaluates", rf"{_ADV}(?:evaluates|evaluated|is\s+evaluating|are\s+evaluating|{_PERFECT}\s+evaluating)"
+                       rf"\s+{_THE}", "evaluates"),
+]
+
+# "A leads X and reports to B": the second clause keeps A as its subject;
+# "A, which is blocked by B": a relative clause is about the mention before it.
+_AND_CLAUSE = re.compile(r"^\s*,?\s*and\s+(?=\S)", re.IGNORECASE)
+_RELATIVE = re.compile(r"^\s*,\s*(?:which|who|that)\s+(?=\S)", re.IGNORECASE)
+
+_NEGATION = re.compile(r"\b(?:not|no\s+longer|never|neither|nor|without|no)\b|n['’]t\b", re.IGNORECASE)
+_HEDGE = re.compile(
+    r"\b(?:might|may|could|would|should|if|whether|unless|consider|considering|considered|plan|plans|planning|"
+    r"propose|proposed|proposes|maybe|perhaps|possibly|want|wants|wanted|hope|hopes|expect|expects|"
+    r"going\s+to|thinking\s+about|talk(?:ed|ing)?\s+about|discuss(?:ed|ing)?|evaluate\s+whether|"
+    r"suggest(?:ed|s)?|idea|option|possible|likely|unlikely|unclear|unsure|assume|assuming|supposedly)\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[;:—–(]|,\s|\bbut\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
+
+
+def extract(sentence: str, spans: list[Span]) -> list[Found]:
+    """Relations the sentence states between adjacent mentions (spans sorted or not)."""
+    if sentence.rstrip().endswith("?"):
+        return []  # a question asserts nothing
+    spans = sorted(spans, key=lambda s: s.start)
+    found: list[Found] = []
+    subject_of: dict[int, Span] = {}  # mention index -> the subject of the clause it ends
+    for index, (left, right) in enumerate(zip(spans, spans[1:])):
+        if left.entity == right.entity or right.start < left.end:
+            continue
+        between = sentence[left.end:right.start]
+        subject = left
+        joined = _AND_CLAUSE.match(between) or _RELATIVE.match(between)
+        if joined and _RELATIVE.match(between) is None:
+            if index not in subject_of:
+                continue  # "A and B ..." with no clause before: a list, not a statement
+            subject = subject_of[index]
+        if joined:
+            between = between[joined.end():]
+            between = " " + between
+        context = _clause_before(sentence, left.start) if not joined else ""
+        if _NEGATION.search(between) or _NEGATION.search(context):
+            continue
+        if _HEDGE.search(between) or _HEDGE.search(context):
+            continue
+        for name, pattern, rel_type, swap, before in RULES:
+            if not pattern.fullmatch(between):
+                continue
+            if before is not None and not before.search(context):
+                continue
+            if before is None and name == "switched":
+                continue
+            source, target = (right, subject) if swap else (subject, right)
+            found.append(Found(source.entity, rel_type, target.entity, name, CONFIDENCE, sentence,
+                               subject.start, right.end))
+            subject_of[index + 1] = subject
+            break
+    return found
+
+
+def _clause_before(sentence: str, position: int) -> str:
+    """The words before a mention back to the start of its clause."""
+    head = sentence[:position]
+    boundaries = [m.end() for m in _CLAUSE.finditer(head)]
+    return head[boundaries[-1]:] if boundaries else head
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence or list item of a text; table rows are left out."""
+    out, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        out.append((start, match.start()))
+        start = match.end()
+    out.append((start, len(text)))
+    return [(s, e) for s, e in out if text[s:e].strip() and not text[s:e].lstrip().startswith("|")]
