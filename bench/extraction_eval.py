@@ -13,6 +13,11 @@ What is not scored, and why:
 Placeholder values (TBD, n/a) are skipped by design; the ground truth keeps TBD editors as a person
 "tbd", so edits are also reported without those.
 
+Second part, from the bodies: every sentence of every indexed section (frontmatter is not text)
+goes through the pattern rules (kbgraph.extract.rules) with the entity mentions found in it, and
+the relations between KEPs are scored against the see-also / replaces / superseded-by edges; the
+throughput of that pass is measured in sentences per second.
+
 Usage: .venv/bin/python bench/extraction_eval.py [--json]
 """
 
@@ -170,6 +175,33 @@ def extracted(store) -> dict[str, set[tuple[str, str]]]:
     return by_type
 
 
+def body_patterns(store) -> tuple[dict[str, set[tuple[str, str]]], tuple[int, int], float]:
+    """Relations the pattern rules find in the text of every chunk, the sentence count, and seconds."""
+    from kbgraph.extract.rules import Span, extract, sentences
+
+    names = {e.id: (e.type, e.name) for e in store.list_entities()}
+    mentions: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for entity_id, chunk_id, start, end in store.db.execute(
+            "SELECT entity_id, chunk_id, start, end FROM mentions WHERE chunk_id IS NOT NULL AND start IS NOT NULL"):
+        mentions[chunk_id].append((entity_id, start, end))
+    chunks = store.db.execute("SELECT id, start, text FROM chunks").fetchall()
+    found: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    count = with_pairs = 0
+    started = time.perf_counter()
+    for chunk_id, chunk_start, text in chunks:
+        in_chunk = mentions.get(chunk_id, ())
+        for s, e in sentences(text):
+            count += 1
+            spans = [Span(a - chunk_start - s, b - chunk_start - s, eid, names[eid][0])
+                     for eid, a, b in in_chunk if s <= a - chunk_start and b - chunk_start <= e]
+            if len(spans) < 2:
+                continue
+            with_pairs += 1
+            for rel in extract(text[s:e], spans):
+                found[rel.type].add((_key(names[rel.source][1]), _key(names[rel.target][1])))
+    return found, (count, with_pairs), time.perf_counter() - started
+
+
 def score(truth: set, found: set, undirected: bool) -> dict:
     if undirected:
         truth_pairs = {frozenset(e) for e in truth}
@@ -204,13 +236,24 @@ def main(argv: list[str] | None = None) -> int:
         try:
             found = extracted(store)
             stats = store.stats()
+            from_bodies, sentence_count, body_seconds = body_patterns(store)
         finally:
             store.close()
     truth = ground_truth()
     results = {gt: score(truth[gt], found.get(ours, set()), undirected) for gt, (ours, undirected) in TYPES.items()}
     edits_real = {e for e in truth["edits"] if e[0] not in PLACEHOLDERS}
     results["edits (without TBD editors)"] = score(edits_real, found.get("edits", set()), False)
+    kep_edges = {"see_also": ("related-to", True), "replaces": ("replaces", False),
+                 "superseded_by": ("superseded-by", False)}
+    bodies = {gt: score(truth[gt], {e for e in from_bodies.get(ours, set()) if e[0].startswith("kep-")
+                                    and e[1].startswith("kep-")}, undirected)
+              for gt, (ours, undirected) in kep_edges.items()}
     summary = {
+        "bodies": {"sentences": sentence_count[0], "sentences_with_two_mentions": sentence_count[1],
+                   "seconds": round(body_seconds, 2),
+                   "sentences_per_second": round(sentence_count[0] / body_seconds) if body_seconds else None,
+                   "by_type": bodies,
+                   "all_found": {t: len(v) for t, v in sorted(from_bodies.items())}},
         "documents": stats["documents"], "entities": stats["entities"], "relations": stats["relations"],
         "index_seconds": round(seconds, 2), "warnings": report.warnings, "errors": report.errors,
         "by_type": results, "not_scored": {t: "not in the vault's frontmatter" for t in NOT_IN_VAULT},
@@ -228,6 +271,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}: missed {r['missed_examples'][:3]} wrong {r['wrong_examples'][:3]}")
     for name, why in summary["not_scored"].items():
         print(f"not scored: {name} ({why})")
+    b = summary["bodies"]
+    print(f"\nbodies: {b['sentences']} sentences ({b['sentences_with_two_mentions']} with two or more mentions) "
+          f"through the pattern rules in {b['seconds']} s = {b['sentences_per_second']} sentences/s; "
+          f"relations found by type: {b['all_found']}")
+    print(f"{'between KEPs, from text':32} {'truth':>6} {'found':>6} {'precision':>9} {'recall':>7}")
+    for name, r in b["by_type"].items():
+        print(f"{name:32} {r['truth']:>6} {r['found']:>6} {r['precision']:>9.4f} {r['recall']:>7.4f}")
     return 0
 
 
