@@ -433,3 +433,20 @@ def test_relations_of_a_hub_are_paged_with_totals(rvault):
     assert page["total"]["inverse_relations"] == len(page["inverse_relations"]) == 2  # Chen, María report to Ben
     everything = kbg(rvault, "entity", "relations", "Ben Okafor", "--limit", "0")
     assert len(everything["relations"]) == 4 and not everything["truncated"]
+
+
+def test_a_page_taking_a_created_entity_s_name_keeps_its_relations(rvault):
+    kbg(rvault, "entity", "relate", "Ben", "--type", "manages", "--target", "Priya", "--create", "person")
+    page = rvault / "people/priya-raman.md"
+    page.write_text("---\ntype: person\nname: Priya Raman\naliases: [Priya]\n---\n# Priya Raman\n")
+    index_vault(rvault)
+    rels = kbg(rvault, "entity", "relations", "Priya Raman")["relations"]
+    assert [(r["type"], r["target"]) for r in rels] == [("reports-to", "Ben Okafor")]
+
+
+def test_deleting_a_page_drops_the_relations_its_lines_stated(rvault):
+    kbg(rvault, "entity", "relate", "Dana", "--type", "reports-to", "--target", "Ben")
+    (rvault / "people/dana-kowalski.md").unlink()
+    index_vault(rvault)
+    assert [r for r in kbg(rvault, "entity", "relations", "Ben")["inverse_relations"]
+            if r["source"] == "Dana Kowalski"] == []

@@ -75,8 +75,16 @@ def assemble_entities(
                 by_name.setdefault(name_key(claim.name), []).append(target)
         specs[target].claim_docs.add(claim.doc_id)
         resolved[(claim.doc_id, claim.type, claim.name)] = target
+    redirect: dict[str, str] = {}
     for merge in merges:
-        _apply_merge(specs, resolved, merge)
+        into_key = merge.into_key
+        while into_key in redirect and into_key != merge.from_key:  # B -> C, then A -> B: A goes to C
+            into_key = redirect[into_key]
+        if into_key == merge.from_key:
+            continue  # a cycle: ignore the merge that would close it
+        redirect[merge.from_key] = into_key
+        _apply_merge(specs, resolved, merge if into_key == merge.into_key else Merge(
+            merge.from_key, merge.from_type, merge.from_name, into_key, merge.into_type, merge.into_name))
     records = [
         EntityRecord(s.key, s.type, s.name, tuple(s.aliases), s.page_doc_id, _forms(s), s.attributes,
                      tuple(p for p in (s.page_doc_id, *s.extra_pages) if p is not None))

@@ -71,6 +71,7 @@ def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> b
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
+    path = path.resolve()  # a symlinked note is written where it lives, and stays a link
     tmp = path.with_name(f".{path.name}.kbg-tmp")
     try:
         mode = path.stat().st_mode & 0o7777

@@ -24,7 +24,7 @@ from typing import Callable
 from urllib.parse import unquote
 
 from .config import Config, load_config
-from .entities import TIER_THRESHOLDS, assemble_entities, matcher_forms
+from .entities import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms
 from .errors import IndexLocked
 from .mentions import MentionMatcher, find_document_mentions
 from .model import IndexReport, Link, Mention, ParsedDocument, Problem
@@ -91,7 +91,7 @@ def plan_stage(run: IndexRun) -> None:
         if path in seen or (run.only is not None and path not in run.only):
             continue
         # A folder we could not read this time is not a deletion.
-        if any(path == p or path.startswith(p + "/") for p in problem_paths):
+        if any(p == "." or path == p or path.startswith(p + "/") for p in problem_paths):
             run.kept_paths.add(path)
         else:
             run.removed[path] = state
@@ -213,8 +213,14 @@ def entities_stage(run: IndexRun) -> None:
     records, resolved = assemble_entities(claims, merges)
     run.assembly = (claims, resolved, merges)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    # An entity kept alive only by a user's relations whose name now resolves elsewhere (a page took
+    # it as an alias) hands its relations over instead of losing them.
+    keys = {r.key for r in records}
+    redirects = {entity_key(c.type, c.name): resolved[(c.doc_id, c.type, c.name)]
+                 for c in claims if c.role == "asserted" and (c.doc_id, c.type, c.name) in resolved}
+    redirects = {old: new for old, new in redirects.items() if old not in keys and new in keys}
     with store.transaction():
-        store.sync_entities(records, now)
+        store.sync_entities(records, now, redirects)
         fingerprint = _forms_fingerprint(store.entity_forms())
         if fingerprint != store.get_meta("forms_fingerprint") or run.full:
             # New names or aliases can appear in any document: every document is re-scanned.
@@ -357,8 +363,6 @@ def _link_resolver(store) -> Callable[[Link, str], int | None]:
 
 def _claim_entities_by_doc(store, assembly: tuple | None) -> dict[int, list[tuple[int, str, str]]]:
     """Per document: (entity id, claimed name, role) for its page entity and frontmatter references."""
-    from .entities import entity_key
-
     if assembly is None:
         claims, merges = store.all_claims(), store.merges()
         _, resolved = assemble_entities(claims, merges)
@@ -372,7 +376,9 @@ def _claim_entities_by_doc(store, assembly: tuple | None) -> dict[int, list[tupl
         key = entity_key(claim.type, claim.name) if claim.role == "page" else resolved.get(
             (claim.doc_id, claim.type, claim.name)
         )
-        while key in merged_into:
+        seen = set()
+        while key in merged_into and key not in seen:  # a cycle (never written, but never loop on one)
+            seen.add(key)
             key = merged_into[key]
         if key in ids:
             out.setdefault(claim.doc_id, []).append((ids[key], claim.name, claim.role))

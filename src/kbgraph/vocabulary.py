@@ -99,6 +99,8 @@ class Vocabulary:
             inverse = spec.get("inverse")
             if not symmetric and not inverse:
                 raise ConfigError(f"kbgraph.toml: relation type {name!r} needs an inverse (or symmetric = true)")
+            if not symmetric and (not isinstance(inverse, str) or inverse in known or inverse == name):
+                raise ConfigError(f"kbgraph.toml: the inverse of {name!r} must be a new name, not {inverse!r}")
             sources = spec.get("source", [ANY])
             targets = spec.get("target", [ANY])
             for key, value in (("source", sources), ("target", targets)):

@@ -321,6 +321,9 @@ def apply_migrations(db: sqlite3.Connection) -> list[str]:
             continue
         db.execute("BEGIN IMMEDIATE")
         try:
+            if db.execute("SELECT 1 FROM migrations WHERE name = ?", (migration.__name__,)).fetchone():
+                db.execute("COMMIT")  # another process applied it while we waited for the lock
+                continue
             migration(db)
             db.execute(
                 "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",

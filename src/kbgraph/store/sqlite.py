@@ -53,9 +53,12 @@ class SqliteStore:
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
             apply_migrations(db)
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"cannot open the index {path}: {exc}; try again when no other kbg is writing") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(
-                f"cannot open the index {path}: {exc}; delete the .kbgraph folder and run `kbg index` to rebuild it"
+                f"cannot open the index {path}: {exc}; `kbg export` what you can, then move .kbgraph aside "
+                "and run `kbg index` (relations you asserted live only in the index and the pages)"
             ) from exc
         return cls(db, path)
 
@@ -251,8 +254,13 @@ class SqliteStore:
             for r in rows
         ]
 
-    def sync_entities(self, records: list[EntityRecord], now: str) -> dict[str, int]:
-        """Make the entities table equal to records (ids kept by key); returns key -> id."""
+    def sync_entities(self, records: list[EntityRecord], now: str,
+                      redirects: dict[str, str] | None = None) -> dict[str, int]:
+        """Make the entities table equal to records (ids kept by key); returns key -> id.
+
+        redirects (old key -> key) says where an entity that disappears went (its name now
+        belongs to another entity): its relations move there instead of being deleted with it.
+        """
         db = self.db
         existing = {
             r[0]: (r[1], r[2], r[3], r[4], r[5], r[6])
@@ -278,6 +286,10 @@ class SqliteStore:
                         (rec.type, rec.name, aliases, rec.page_doc_id, attributes, now, entity_id),
                     )
             ids[rec.key] = entity_id
+        for key, old in existing.items():
+            target = (redirects or {}).get(key)
+            if target in ids and ids[target] != old[0]:
+                self.move_relations(old[0], ids[target], now)
         gone = [(old[0],) for old in existing.values()]
         db.executemany("DELETE FROM entities WHERE id = ?", gone)
         db.execute("DELETE FROM entity_pages")
@@ -521,7 +533,8 @@ class SqliteStore:
         return self._relation_rows("r.type = ?", [type_name])
 
     def page_relations(self) -> list[dict]:
-        return self._relation_rows("r.origin = 'page' AND r.origin_doc_id IS NOT NULL", [])
+        # A page that was deleted leaves origin_doc_id NULL: its relations are still the pages' to drop.
+        return self._relation_rows("r.origin = 'page'", [])
 
     def _relation_rows(self, where: str, params: list) -> list[dict]:
         sql = (
@@ -619,7 +632,7 @@ class SqliteStore:
                 GROUP BY m.entity_id
             )
             SELECT e.id, e.type, e.name, e.mention_count, mentioned.day,
-                   max(coalesce(p.frontmatter ->> 'updated', p.date, date(p.mtime, 'unixepoch'), ''),
+                   max(coalesce(json_extract(p.frontmatter, '$.updated'), p.date, date(p.mtime, 'unixepoch'), ''),
                        coalesce(asserted.day, ''))
             FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
             LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
