@@ -450,3 +450,23 @@ def test_deleting_a_page_drops_the_relations_its_lines_stated(rvault):
     index_vault(rvault)
     assert [r for r in kbg(rvault, "entity", "relations", "Ben")["inverse_relations"]
             if r["source"] == "Dana Kowalski"] == []
+
+
+@pytest.mark.parametrize("reason", ["multi line — (until 2020-01-01)", "on-call (until she is back)"])
+def test_a_reason_that_would_not_read_back_is_refused(rvault, reason):
+    before = tree_digest(rvault)
+    stderr = kbg_error(rvault, "entity", "relate", "Dana", "--type", "mentors", "--target", "Ben", "--reason", reason)
+    assert "would not read back" in stderr and tree_digest(rvault) == before
+
+
+def test_merging_keeps_one_row_per_symmetric_relation(rvault):
+    for name in ("Aaa Ent", "Xxx Ent", "Bbb Ent"):
+        kbg(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", name, "--create", "person")
+    kbg(rvault, "entity", "relate", "Xxx Ent", "--type", "collaborates-with", "--target", "Bbb Ent")
+    kbg(rvault, "entity", "relate", "Aaa Ent", "--type", "collaborates-with", "--target", "Xxx Ent")
+    kbg(rvault, "entity", "merge", "Aaa Ent", "Bbb Ent")
+    rels = [r for r in kbg(rvault, "entity", "relations", "Xxx Ent")["relations"] if r["type"] == "collaborates-with"]
+    assert [r["target"] for r in rels] == ["Bbb Ent"] and rels[0]["strength"] == 2
+    kbg(rvault, "entity", "unrelate", "Xxx Ent", "--type", "collaborates-with", "--target", "Bbb Ent")
+    assert [r for r in kbg(rvault, "entity", "relations", "Xxx Ent")["relations"]
+            if r["type"] == "collaborates-with"] == []

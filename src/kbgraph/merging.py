@@ -33,7 +33,7 @@ def merge_entities(ws, merged_name: str, into_name: str) -> dict:
     now = now_iso()
     with write_lock(ws.root):
         with store.transaction():
-            outcome = store.move_relations(merged.id, into.id, now)
+            outcome = store.move_relations(merged.id, into.id, now, ws.config.vocabulary.symmetric_names())
             store.add_merge(
                 Merge(entity_key(merged.type, merged.name), merged.type, merged.name,
                       entity_key(into.type, into.name), into.type, into.name),

@@ -220,7 +220,7 @@ def entities_stage(run: IndexRun) -> None:
                  for c in claims if c.role == "asserted" and (c.doc_id, c.type, c.name) in resolved}
     redirects = {old: new for old, new in redirects.items() if old not in keys and new in keys}
     with store.transaction():
-        store.sync_entities(records, now, redirects)
+        store.sync_entities(records, now, redirects, run.config.vocabulary.symmetric_names())
         fingerprint = _forms_fingerprint(store.entity_forms())
         if fingerprint != store.get_meta("forms_fingerprint") or run.full:
             # New names or aliases can appear in any document: every document is re-scanned.

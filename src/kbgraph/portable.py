@@ -24,13 +24,15 @@ _RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origi
                   "valid_until", "strength", "inferred", "owner", "visibility")
 
 
-def export_data(store) -> dict:
-    relations = [
-        {"source": {"type": r["source_type"], "name": r["source"]},
-         "target": {"type": r["target_type"], "name": r["target"]},
-         **{k: (bool(r[k]) if k == "inferred" else r[k]) for k in _RELATION_KEYS}}
-        for r in store.relations_of_type(None)
-    ]
+def export_data(store, symmetric: frozenset[str] = frozenset()) -> dict:
+    relations = []
+    for r in store.relations_of_type(None):
+        ends = [{"type": r["source_type"], "name": r["source"]}, {"type": r["target_type"], "name": r["target"]}]
+        if r["type"] in symmetric:  # stored by id, which differs between vaults: export by name
+            ends.sort(key=lambda end: (end["type"], end["name"]))
+        relations.append({"source": ends[0], "target": ends[1],
+                          **{k: (bool(r[k]) if k == "inferred" else r[k]) for k in _RELATION_KEYS}})
+    relations.sort(key=lambda r: (r["type"], r["source"]["name"], r["target"]["name"]))
     entities = [
         {k: v for k, v in as_dict(e).items() if k in ("type", "name", "aliases", "page_path", "attributes", "status")}
         for e in store.list_entities()
@@ -122,6 +124,8 @@ def import_data(ws, data: dict) -> dict:
         for r in relations:
             source_id = ids[entity_key(r["source"]["type"], r["source"]["name"])]
             target_id = ids[entity_key(r["target"]["type"], r["target"]["name"])]
+            if vocab.types[r["type"]].symmetric and source_id > target_id:
+                source_id, target_id = target_id, source_id  # this vault's ids decide the stored order
             current = store.get_relation(source_id, target_id, r["type"])
             from_page = current is not None and current["origin"] == "page"
             source_doc = store.get_document(path=r["source_doc"]) if r.get("source_doc") else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound, StoreError
 from .lookup import find_entity
 from .model import Entity
 from .page_files import create_entity_page, edit_page, write_lock
@@ -52,6 +52,7 @@ def relate(
             _reindex(ws, page_path)  # the new file becomes the entity's page; its id stays
         if page_path and safe_target(other.name):
             line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until)
+            _check_round_trip(line, reason, until)
             matches = line_matcher(vocab, mirror, rtype, src, tgt)
             edit_page(ws.root, page_path, lambda text, off: upsert_line(text, off, line, matches))
             origin, origin_doc_id = "page", store.get_document(path=page_path)["id"]
@@ -67,7 +68,10 @@ def relate(
             )
         if origin == "page":
             _reindex(ws, page_path)
-            row = store.get_relation(src.id, tgt.id, rtype.name) or row
+            row = store.get_relation(src.id, tgt.id, rtype.name)
+            if row is None:
+                raise StoreError(f"the line written to {page_path} did not read back as a relation (is it inside "
+                                 "an unclosed code block?); check the page and `kbg index status`")
     _, data = view_row(row, vocab, src.id, today_iso())
     return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
             "mirrored_to": page_path if origin == "page" else None}
@@ -130,6 +134,15 @@ def _source_doc(store, path: str | None) -> dict | None:
     if doc is None:
         raise NotFound(f"--source-doc {path!r} is not in the index; give a vault-relative path (`kbg list`)")
     return doc
+
+
+def _check_round_trip(line: str, reason: str | None, until: str | None) -> None:
+    from .relation_lines import parse_relation_lines
+
+    parsed, _ = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
+    if len(parsed) != 1 or parsed[0].reason != reason or parsed[0].valid_until != until:
+        raise InvalidInput(f"--reason {reason!r} would not read back from the page line; "
+                           "leave out '(until …)' and brackets at its end")
 
 
 def _stated_in_frontmatter(store, doc_id: int) -> bool:

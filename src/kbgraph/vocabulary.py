@@ -111,6 +111,9 @@ class Vocabulary:
             known |= {name, inverse}
         return cls(tuple(types))
 
+    def symmetric_names(self) -> frozenset[str]:
+        return frozenset(name for name, t in self.types.items() if t.symmetric)
+
     def names(self) -> list[str]:
         return sorted(set(self.types) | set(self._inverse_of))
 

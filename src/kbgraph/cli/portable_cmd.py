@@ -21,7 +21,7 @@ def export(fmt, output, vault, as_json) -> None:
     from ..portable import export_data, to_jsonl
 
     with open_workspace(vault) as ws:
-        data = export_data(ws.store)
+        data = export_data(ws.store, ws.config.vocabulary.symmetric_names())
     text = to_jsonl(data) if fmt == "jsonl" else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     if output:
         with open(output, "w", encoding="utf-8") as handle:

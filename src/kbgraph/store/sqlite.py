@@ -254,8 +254,8 @@ class SqliteStore:
             for r in rows
         ]
 
-    def sync_entities(self, records: list[EntityRecord], now: str,
-                      redirects: dict[str, str] | None = None) -> dict[str, int]:
+    def sync_entities(self, records: list[EntityRecord], now: str, redirects: dict[str, str] | None = None,
+                      symmetric: frozenset[str] = frozenset()) -> dict[str, int]:
         """Make the entities table equal to records (ids kept by key); returns key -> id.
 
         redirects (old key -> key) says where an entity that disappears went (its name now
@@ -289,7 +289,7 @@ class SqliteStore:
         for key, old in existing.items():
             target = (redirects or {}).get(key)
             if target in ids and ids[target] != old[0]:
-                self.move_relations(old[0], ids[target], now)
+                self.move_relations(old[0], ids[target], now, symmetric)
         gone = [(old[0],) for old in existing.values()]
         db.executemany("DELETE FROM entities WHERE id = ?", gone)
         db.execute("DELETE FROM entity_pages")
@@ -588,13 +588,15 @@ class SqliteStore:
              json.dumps(moved_relations), now),
         )
 
-    def move_relations(self, from_id: int, into_id: int, now: str) -> dict:
+    def move_relations(self, from_id: int, into_id: int, now: str, symmetric: frozenset[str] = frozenset()) -> dict:
         """Re-point every relation of from_id at into_id: duplicates collapse (strength adds up,
         the earliest creation date stays), and what would relate into_id to itself is dropped."""
         moved, collapsed, dropped = [], 0, []
         for row in self.relations_touching(from_id):
             source = into_id if row["source_id"] == from_id else row["source_id"]
             target = into_id if row["target_id"] == from_id else row["target_id"]
+            if row["type"] in symmetric and source > target:
+                source, target = target, source  # one row for both directions, lower id first
             if source == target:
                 dropped.append(row)
                 self.delete_relation(row["id"])
