@@ -222,3 +222,13 @@ def test_errors_are_json_for_every_json_format_spelling(cli_vault):
     for spelling in (["--json"], ["--format", "json"], ["--format=jsonl"]):
         result = run_kbg("person", "timeline", "Nobody", *spelling, "--vault", str(cli_vault))
         assert result.returncode == 1 and json.loads(result.stdout)["kind"] == "NotFound"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("export", "-o", "/nonexistent-dir/x.json"), "cannot write /nonexistent-dir/x.json"),
+    (("view", "#99999999999999999999"), "is not in the index"),
+    (("init", "/etc/hostname/x"), "cannot make /etc/hostname/x a vault"),
+])
+def test_odd_paths_and_numbers_are_one_line_errors(cli_vault, args, message):
+    result = run_kbg(*args, "--vault", str(cli_vault)) if args[0] != "init" else run_kbg(*args)
+    assert result.returncode == 1 and message in result.stderr and "Traceback" not in result.stderr

@@ -229,7 +229,8 @@ def test_stale_entities_by_days(rvault):
     stale = kbg(rvault, "entity", "stale", "--days", "120", "--type", "technology")
     assert {e["name"] for e in stale["entities"]} == {"Kafka", "Kubernetes", "PostgreSQL"}
     assert kbg(rvault, "entity", "stale", "--days", "100000")["entities"] == []
-    assert "--days must be 0 or more" in kbg_error(rvault, "entity", "stale", "--days", "-1")
+    assert "--days must be between 0 and 365000" in kbg_error(rvault, "entity", "stale", "--days", "-1")
+    assert "--days must be between" in kbg_error(rvault, "entity", "stale", "--days", "99999999")
 
 
 def test_export_import_round_trip_into_a_fresh_vault(rvault, tmp_path):
@@ -470,3 +471,37 @@ def test_merging_keeps_one_row_per_symmetric_relation(rvault):
     kbg(rvault, "entity", "unrelate", "Xxx Ent", "--type", "collaborates-with", "--target", "Bbb Ent")
     assert [r for r in kbg(rvault, "entity", "relations", "Xxx Ent")["relations"]
             if r["type"] == "collaborates-with"] == []
+
+
+@pytest.mark.parametrize("relation, message", [
+    ({"type": "reports-to", "strength": "x"}, "strength must be a whole number"),
+    ({"type": "reports-to", "reason": ["a"]}, "reason must be text"),
+    ({"type": "reports-to", "valid_until": 20270101}, "valid_until must be text"),
+    ({"type": "mentors", "source": {"type": "project", "name": "Project Atlas"}}, "mentors is not allowed"),
+    ({"type": "reports-to", "target": {"type": "person", "name": "ana lima"}}, "to itself"),
+])
+def test_import_refuses_malformed_relations_before_writing(rvault, tmp_path, relation, message):
+    base = {"source": {"type": "person", "name": "Ana Lima"}, "target": {"type": "person", "name": "Ben Okafor"}}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "kbgraph-export", "version": 1, "relations": [{**base, **relation}]}))
+    before = kbg(rvault, "export")["relations"]
+    assert message in kbg_error(rvault, "import", str(bad))
+    assert kbg(rvault, "export")["relations"] == before
+
+
+def test_import_refuses_a_cycle_of_merges(rvault, tmp_path):
+    merges = [{"from": {"type": "person", "name": "Ana Lima"}, "into": {"type": "person", "name": "Ben Okafor"}},
+              {"from": {"type": "person", "name": "Ben Okafor"}, "into": {"type": "person", "name": "Ana Lima"}}]
+    bad = tmp_path / "cycle.json"
+    bad.write_text(json.dumps({"format": "kbgraph-export", "version": 1, "merges": merges}))
+    assert "cycle of merges" in kbg_error(rvault, "import", str(bad))
+    index_vault(rvault)  # and indexing still finishes
+
+
+def test_import_resolves_ends_named_by_alias(rvault, tmp_path):
+    data = {"format": "kbgraph-export", "version": 1, "relations": [
+        {"source": {"type": "person", "name": "Ana"}, "target": {"type": "person", "name": "Ben"}, "type": "mentors"}]}
+    (tmp_path / "alias.json").write_text(json.dumps(data))
+    counts = kbg(rvault, "import", str(tmp_path / "alias.json"))
+    assert (counts["relations"], counts["created_entities"]) == (1, 0)
+    assert ("mentors", "Ben Okafor") in [(r["type"], r["target"]) for r in kbg(rvault, "entity", "relations", "Ana")["relations"]]

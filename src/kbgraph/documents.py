@@ -17,7 +17,7 @@ def resolve_target(store, target: str) -> tuple[dict, int | None]:
     target = (target or "").strip()
     if not target:
         raise InvalidInput("no target: give a path, path:LINE, or a document id")
-    if re.fullmatch(r"#?\d+", target):
+    if re.fullmatch(r"#?\d{1,18}", target):
         doc = store.get_document(doc_id=int(target.lstrip("#")))
         if doc is None:
             doc = store.get_document(path=target)

@@ -94,9 +94,13 @@ def _from_jsonl(text: str) -> dict:
 def import_data(ws, data: dict) -> dict:
     """Restore asserted entities and relations into ws; returns counts. All-or-nothing validation first."""
     store, vocab = ws.store, ws.config.vocabulary
+    for key in ("relations", "asserted_entities", "merges"):
+        if not isinstance(data.get(key, []), list):
+            raise InvalidInput(f"not a kbgraph export: {key} must be a list")
     relations = [_valid_relation(i, r, vocab, ws.config.entity_types) for i, r in enumerate(data.get("relations", []))]
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
+    _check_merges([m for m, _ in merges], store.merges())
     from .pipeline import index_vault
 
     # The notes define most entities: index first, so relation ends resolve to them instead
@@ -113,7 +117,7 @@ def import_data(ws, data: dict) -> dict:
     _rebuild_entities(ws)
     ids = store.entity_ids_by_key()
     missing = {(end["type"], end["name"]) for r in relations for end in (r["source"], r["target"])
-               if entity_key(end["type"], end["name"]) not in ids}
+               if entity_key(end["type"], end["name"]) not in ids and not _known(store, end)}
     if missing:
         with store.transaction():
             for entity_type, name in sorted(missing):
@@ -122,8 +126,10 @@ def import_data(ws, data: dict) -> dict:
         ids = store.entity_ids_by_key()
     with store.transaction():
         for r in relations:
-            source_id = ids[entity_key(r["source"]["type"], r["source"]["name"])]
-            target_id = ids[entity_key(r["target"]["type"], r["target"]["name"])]
+            source_id, target_id = _end_id(store, ids, r["source"]), _end_id(store, ids, r["target"])
+            if source_id == target_id:
+                raise InvalidInput(f"relation {r['source']['name']} --{r['type']}--> {r['target']['name']}: "
+                                   "both ends are one entity in this vault")
             if vocab.types[r["type"]].symmetric and source_id > target_id:
                 source_id, target_id = target_id, source_id  # this vault's ids decide the stored order
             current = store.get_relation(source_id, target_id, r["type"])
@@ -158,6 +164,46 @@ def _valid_entity(index: int, item: object, entity_types) -> dict:
     return item
 
 
+def _end_id(store, ids: dict[str, int], end: dict) -> int:
+    """A relation end's id in this vault: by its key, else by the name as an alias or merged name."""
+    from .lookup import find_entity
+
+    entity_id = ids.get(entity_key(end["type"], end["name"]))
+    return entity_id if entity_id is not None else find_entity(store, end["name"], end["type"]).id
+
+
+def _known(store, end: dict) -> bool:
+    from .errors import NotFound
+    from .lookup import find_entity
+
+    try:
+        find_entity(store, end["name"], end["type"])
+    except NotFound:
+        return False
+    return True
+
+
+def _check_merges(new: list[Merge], existing: list[Merge]) -> None:
+    """Refuse a merge recorded twice in the file, or one that would close a cycle."""
+    into = {m.from_key: m.into_key for m in existing}
+    seen = set()
+    for merge in new:
+        if merge.from_key in seen:
+            raise InvalidInput(f"merge of {merge.from_name!r} appears twice in the file")
+        seen.add(merge.from_key)
+        if merge.from_key in into:
+            continue  # recorded already: skipped on import
+        key, path = merge.into_key, {merge.from_key}
+        while key in into:
+            if key in path:
+                break
+            path.add(key)
+            key = into[key]
+        if key in path:
+            raise InvalidInput(f"merging {merge.from_name!r} into {merge.into_name!r} would make a cycle of merges")
+        into[merge.from_key] = merge.into_key
+
+
 def _valid_merge(index: int, item: object, entity_types) -> Merge:
     if not isinstance(item, dict) or not all(isinstance(item.get(k), dict) for k in ("from", "into")):
         raise InvalidInput(f"merge #{index + 1}: needs from and into, each with type and name")
@@ -182,7 +228,20 @@ def _valid_relation(index: int, item: object, vocab, entity_types) -> dict:
         raise InvalidInput(f"{where}: type {item['type']!r} is not canonical (exports store {normal.type.name!r})")
     if item.get("confidence", "manual") not in ("manual", "auto-high", "auto-low"):
         raise InvalidInput(f"{where}: confidence {item.get('confidence')!r} is not manual, auto-high or auto-low")
+    kinds = {"reason": str, "source_doc": str, "origin_doc": str, "created_at": str, "updated_at": str,
+             "valid_until": str, "owner": str, "visibility": str}
+    for key, kind in kinds.items():
+        if item.get(key) is not None and not isinstance(item[key], kind):
+            raise InvalidInput(f"{where}: {key} must be text, got {item[key]!r}")
+    strength = item.get("strength", 1)
+    if not isinstance(strength, int) or isinstance(strength, bool) or strength < 1:
+        raise InvalidInput(f"{where}: strength must be a whole number ≥ 1, got {strength!r}")
+    if not isinstance(item.get("inferred", False), bool):
+        raise InvalidInput(f"{where}: inferred must be true or false")
     parse_valid_until(item.get("valid_until"))
-    if item["source"] == item["target"]:
+    if entity_key(item["source"]["type"], item["source"]["name"]) == entity_key(
+            item["target"]["type"], item["target"]["name"]):
         raise InvalidInput(f"{where}: relates {item['source']['name']!r} to itself")
+    vocab.check_pair(normal.type, (item["source"]["name"], item["source"]["type"]),
+                     (item["target"]["name"], item["target"]["type"]))
     return item

@@ -12,8 +12,8 @@ QUIET_RELATION_DAYS = 60
 
 def stale_report(store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
                  today: str | None = None) -> dict:
-    if days < 0:
-        raise InvalidInput(f"--days must be 0 or more, got {days}")
+    if not 0 <= days <= 365_000:
+        raise InvalidInput(f"--days must be between 0 and 365000, got {days}")
     today = today or today_iso()
     cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=days)).isoformat()
     activity = {row["id"]: row for row in store.entity_activity()}

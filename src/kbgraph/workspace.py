@@ -41,11 +41,14 @@ def init_vault(path: str | os.PathLike) -> tuple[Path, bool]:
     root = Path(path).expanduser()
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a directory")
-    root.mkdir(parents=True, exist_ok=True)
-    config = root / CONFIG_NAME
-    created = not config.exists()
-    if created:
-        config.write_text(DEFAULT_TEMPLATE, encoding="utf-8")
-    (root / INDEX_DIR).mkdir(exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        config = root / CONFIG_NAME
+        created = not config.exists()
+        if created:
+            config.write_text(DEFAULT_TEMPLATE, encoding="utf-8")
+        (root / INDEX_DIR).mkdir(exist_ok=True)
+    except OSError as exc:
+        raise InvalidInput(f"cannot make {root} a vault: {exc.strerror}") from None
     load_config(root)  # an existing, broken kbgraph.toml is reported now, not at first index
     return root.resolve(), created

@@ -24,8 +24,13 @@ def export(fmt, output, vault, as_json) -> None:
         data = export_data(ws.store, ws.config.vocabulary.symmetric_names())
     text = to_jsonl(data) if fmt == "jsonl" else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        from ..errors import InvalidInput
+
+        try:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise InvalidInput(f"cannot write {output}: {exc.strerror}") from None
         summary = {"output": output, "entities": len(data["entities"]), "relations": len(data["relations"]),
                    "asserted_entities": len(data["asserted_entities"])}
         if as_json:
