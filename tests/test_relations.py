@@ -505,3 +505,14 @@ def test_import_resolves_ends_named_by_alias(rvault, tmp_path):
     counts = kbg(rvault, "import", str(tmp_path / "alias.json"))
     assert (counts["relations"], counts["created_entities"]) == (1, 0)
     assert ("mentors", "Ben Okafor") in [(r["type"], r["target"]) for r in kbg(rvault, "entity", "relations", "Ana")["relations"]]
+
+
+def test_unrelate_removes_the_relation_from_every_page_that_states_it(rvault):
+    dana, ben = rvault / "people/dana-kowalski.md", rvault / "people/ben-okafor.md"
+    dana.write_text(dana.read_text() + "\n## Relations\n\n- reports-to [[Ben Okafor]]\n")
+    ben.write_text(ben.read_text() + "\n## Relations\n\n- manages [[Dana Kowalski]]\n")
+    index_vault(rvault)
+    result = kbg(rvault, "entity", "unrelate", "Dana", "--type", "reports-to", "--target", "Ben")
+    assert "people/ben-okafor.md" in result["page"] and "people/dana-kowalski.md" in result["page"]
+    index_vault(rvault, full=True)
+    assert [r for r in kbg(rvault, "entity", "relations", "Dana")["relations"] if r["type"] == "reports-to"] == []

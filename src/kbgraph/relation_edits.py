@@ -7,6 +7,7 @@ the first step loses nothing: the next index reads the line back.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidInput, NotFound, StoreError
@@ -88,20 +89,27 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
         if row is None:
             raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}; "
                            f"`kbg entity relations {src.name!r}` lists what exists")
-        page_path = row["origin_doc"] if row["origin"] == "page" else None
-        if page_path:
-            page_entity = _page_entity(store, row["origin_doc_id"])
-            if page_entity is not None:
-                matches = line_matcher(vocab, page_entity, rtype, src, tgt)
-                removed = edit_page(ws.root, page_path, lambda text, off: remove_lines(text, off, matches)[0])
-                if not removed and _stated_in_frontmatter(store, row["origin_doc_id"]):
-                    raise InvalidInput(
-                        f"{src.name} --{rtype.name}--> {tgt.name} comes from the frontmatter of {page_path} "
-                        "(a key kbgraph.toml maps to relations); edit that file to remove it")
+        # Every page of either end may state it (Dana's "- reports-to [[Ben]]", Ben's "- manages [[Dana]]").
+        pages = {doc_id: store.get_entity(owner[0]) for doc_id, owner in store.page_entity_ids().items()
+                 if owner[0] in (src.id, tgt.id)}
+        for line in store.page_relation_lines():
+            page_entity = pages.get(line["doc_id"])
+            if page_entity is not None and line["source"].startswith("frontmatter:") and line_matcher(
+                    vocab, page_entity, rtype, src, tgt)(_Line(line["type"], line["target"])):
+                raise InvalidInput(
+                    f"{src.name} --{rtype.name}--> {tgt.name} comes from the frontmatter of {line['path']} "
+                    "(a key kbgraph.toml maps to relations); edit that file to remove it")
+        edited = []
+        for doc_id, page_entity in pages.items():
+            path = store.get_document(doc_id=doc_id)["path"]
+            matches = line_matcher(vocab, page_entity, rtype, src, tgt)
+            if edit_page(ws.root, path, lambda text, off, m=matches: remove_lines(text, off, m)[0]):
+                edited.append(path)
         with store.transaction():
             store.delete_relation(row["id"])
-        if page_path:
-            _reindex(ws, page_path)
+        for path in edited:
+            _reindex(ws, path)
+    page_path = ", ".join(sorted(edited)) or None
     return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
 
 
@@ -145,14 +153,10 @@ def _check_round_trip(line: str, reason: str | None, until: str | None) -> None:
                            "leave out '(until …)' and brackets at its end")
 
 
-def _stated_in_frontmatter(store, doc_id: int) -> bool:
-    return any(line["doc_id"] == doc_id and line["source"].startswith("frontmatter:")
-               for line in store.page_relation_lines())
-
-
-def _page_entity(store, doc_id: int) -> Entity | None:
-    found = store.page_entity_ids().get(doc_id)
-    return store.get_entity(found[0]) if found else None
+@dataclass(frozen=True)
+class _Line:
+    type: str
+    target: str
 
 
 def _reindex(ws, rel_path: str) -> None:
