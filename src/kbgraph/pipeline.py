@@ -208,18 +208,20 @@ def entities_stage(run: IndexRun) -> None:
     store = run.store
     if store.get_meta("entities_dirty") != "1" and not run.full:
         return
-    claims = store.all_claims()
-    merges = store.merges()
-    records, resolved = assemble_entities(claims, merges)
-    run.assembly = (claims, resolved, merges)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    # An entity kept alive only by a user's relations whose name now resolves elsewhere (a page took
-    # it as an alias) hands its relations over instead of losing them.
-    keys = {r.key for r in records}
-    redirects = {entity_key(c.type, c.name): resolved[(c.doc_id, c.type, c.name)]
-                 for c in claims if c.role == "asserted" and (c.doc_id, c.type, c.name) in resolved}
-    redirects = {old: new for old, new in redirects.items() if old not in keys and new in keys}
+    # Read and write in one transaction: a `relate --create` or `merge` committed in between
+    # would otherwise be marked done without being applied.
     with store.transaction():
+        claims = store.all_claims()
+        merges = store.merges()
+        records, resolved = assemble_entities(claims, merges)
+        run.assembly = (claims, resolved, merges)
+        # An entity kept alive only by a user's relations whose name now resolves elsewhere (a page
+        # took it as an alias) hands its relations over instead of losing them.
+        keys = {r.key for r in records}
+        redirects = {entity_key(c.type, c.name): resolved[(c.doc_id, c.type, c.name)]
+                     for c in claims if c.role == "asserted" and (c.doc_id, c.type, c.name) in resolved}
+        redirects = {old: new for old, new in redirects.items() if old not in keys and new in keys}
         store.sync_entities(records, now, redirects, run.config.vocabulary.symmetric_names())
         fingerprint = _forms_fingerprint(store.entity_forms())
         if fingerprint != store.get_meta("forms_fingerprint") or run.full:
