@@ -122,3 +122,33 @@ def test_any_reason_round_trips_through_a_line(reason, until):
     (parsed,), problems = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
     assert problems == []
     assert (parsed.reason, parsed.valid_until) == (" ".join(reason.split()) or None, until)
+
+
+def test_lines_under_subheadings_of_relations_count_and_the_heading_stays():
+    text = "# X\n\n## Relations\n\n### Work\n\n- uses [[Kafka]]\n\n## Notes\n\nprose\n"
+    lines, _ = parse_relation_lines(text, 0)
+    assert [(l.type, l.target) for l in lines] == [("uses", "Kafka")]
+    added = upsert_line(text, 0, "- uses [[Redis]]", _is("uses", "Redis"))
+    assert added == text.replace("- uses [[Kafka]]\n", "- uses [[Kafka]]\n- uses [[Redis]]\n")
+    assert remove_lines(added, 0, _is("uses", "Redis"))[0] == text
+    emptied, _ = remove_lines(text, 0, _is("uses", "Kafka"))
+    assert "## Relations" in emptied and "### Work" in emptied, "a section with a subheading keeps its heading"
+
+
+def test_mixed_line_endings_are_left_alone_by_page_edits(tmp_path):
+    from kbgraph.page_files import edit_page
+
+    page = tmp_path / "p.md"
+    page.write_bytes(b"---\r\na: 1\r\n---\n# X\n\nprose\r\n")
+    edit_page(tmp_path, "p.md", lambda text, off: upsert_line(text, off, "- uses [[Kafka]]", _is("uses", "Kafka")))
+    data = page.read_bytes()
+    assert data.startswith(b"---\r\na: 1\r\n---\n# X\n\nprose\r\n") and data.endswith(b"- uses [[Kafka]]\n")
+
+
+def test_crlf_pages_stay_crlf(tmp_path):
+    from kbgraph.page_files import edit_page
+
+    page = tmp_path / "p.md"
+    page.write_bytes(b"# X\r\n\r\nprose\r\n")
+    edit_page(tmp_path, "p.md", lambda text, off: upsert_line(text, off, "- uses [[Kafka]]", _is("uses", "Kafka")))
+    assert page.read_bytes() == b"# X\r\n\r\nprose\r\n\r\n## Relations\r\n\r\n- uses [[Kafka]]\r\n"

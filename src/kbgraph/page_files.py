@@ -54,7 +54,9 @@ def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> b
         raise InvalidInput(f"{rel_path} is not valid UTF-8; kbgraph will not edit it (nothing was changed)") from None
     bom = text.startswith("\ufeff")
     text = text[1:] if bom else text
-    crlf = "\r\n" in text
+    # A file written with CRLF throughout keeps it; a file that mixes endings is edited as it is,
+    # so that no line kbgraph did not add changes.
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
     if crlf:
         text = text.replace("\r\n", "\n")
     try:

@@ -57,11 +57,16 @@ def _relations_ranges(body: str) -> list[tuple[int, int, int]]:
     """(heading start, content start, end) of each level-2 `## Relations` section in body."""
     sections, _ = parse_sections(body)
     out = []
-    for section in sections:
+    for index, section in enumerate(sections):
         if section.level == 2 and section.heading_path[-1].strip().lower() == SECTION_TITLE.lower():
             heading_end = body.find("\n", section.start)
             content_start = section.end if heading_end < 0 or heading_end >= section.end else heading_end + 1
-            out.append((section.start, content_start, section.end))
+            end = section.end
+            for deeper in sections[index + 1:]:  # "### People" under "## Relations" is still its content
+                if deeper.level <= 2:
+                    break
+                end = deeper.end
+            out.append((section.start, content_start, end))
     return out
 
 
