@@ -516,3 +516,13 @@ def test_unrelate_removes_the_relation_from_every_page_that_states_it(rvault):
     assert "people/ben-okafor.md" in result["page"] and "people/dana-kowalski.md" in result["page"]
     index_vault(rvault, full=True)
     assert [r for r in kbg(rvault, "entity", "relations", "Dana")["relations"] if r["type"] == "reports-to"] == []
+
+
+def test_relation_lines_may_link_a_page_by_file_name_or_first_name(rvault):
+    page = rvault / "people/dana-kowalski.md"
+    page.write_text(page.read_text() + "\n## Relations\n\n- reports-to [[ben-okafor]]\n- collaborates-with [[Arjun]]\n")
+    report = index_vault(rvault)
+    assert report.warnings == 0, report.problems
+    rels = {(r["type"], r["target"]) for r in kbg(rvault, "entity", "relations", "Dana")["relations"]}
+    assert {("reports-to", "Ben Okafor"), ("collaborates-with", "Arjun Mehta")} <= rels
+    assert "ben-okafor" not in {e["name"] for e in kbg(rvault, "entity", "list")["entities"]}, "no invented entity"

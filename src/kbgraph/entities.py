@@ -65,9 +65,23 @@ def assemble_entities(
             if spec.key not in keys:
                 keys.append(spec.key)
 
+    # A [[link]] in a ## Relations line may name a page by its file ("ben-okafor") or a person by
+    # first name ("Zoe"), as links in prose do; resolve those before inventing a new entity.
+    by_link: dict[str, list[str]] = {}
+    for claim in pages:
+        stem = claim.doc_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        for spelling in (stem, claim.doc_path.rsplit(".", 1)[0]):
+            by_link.setdefault(name_key(spelling), []).append(entity_key(claim.type, claim.name))
+        first = derived_first_name(claim.name) if claim.type == "person" else None
+        if first:
+            by_link.setdefault(name_key(first), []).append(entity_key(claim.type, claim.name))
+
     resolved: dict[tuple[int, str, str], str] = {}
     for claim in sorted((c for c in claims if c.role != "page"), key=lambda c: (c.doc_path, c.name)):
         target = _resolve_reference(claim, specs, by_name)
+        if target is None and claim.role == "relation-target":
+            linked = set(by_link.get(name_key(claim.name), ()))
+            target = linked.pop() if len(linked) == 1 else None
         if target is None:
             target = entity_key(claim.type, claim.name)
             if target not in specs:

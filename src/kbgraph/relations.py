@@ -150,6 +150,12 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
     pages = store.page_entity_ids()
     desired: dict[tuple[int, int, str], dict] = {}
     problems: list[Problem] = []
+    stems: dict[str, set[int]] = {}  # a page's file name, as a [[link]] may give it
+    for entity in store.list_entities():
+        if entity.page_path:
+            without_ext = entity.page_path.rsplit(".", 1)[0]
+            for spelling in (without_ext, without_ext.rsplit("/", 1)[-1]):
+                stems.setdefault(name_key(spelling), set()).add(entity.id)
     for line in store.page_relation_lines():
         where = f"{line['path']}:{line['line']}"
         if line["problem"]:
@@ -159,7 +165,7 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
         if page is None:
             continue
         try:
-            key, fields = _line_relation(store, vocab, page, line)
+            key, fields = _line_relation(store, vocab, page, line, stems)
         except (InvalidInput, NotFound) as exc:
             problems.append(Problem(where, str(exc), "warning"))
             continue
@@ -181,7 +187,7 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
     return problems
 
 
-def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: dict):
+def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: dict, stems: dict[str, set[int]]):
     from .errors import Ambiguous
 
     page_entity = store.get_entity(page[0])
@@ -190,6 +196,11 @@ def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: d
         other = find_entity(store, line["target"], hint)
     except Ambiguous as exc:
         raise InvalidInput(f"{exc}; write the full name in [[...]]") from None
+    except NotFound:
+        by_file = stems.get(name_key(line["target"]), set())
+        if len(by_file) != 1:
+            raise
+        other = store.get_entity(next(iter(by_file)))
     rtype, src, tgt = canonical(vocab, page_entity, line["type"], other)
     return (src.id, tgt.id, rtype.name), {
         "reason": line["reason"], "valid_until": line["valid_until"], "origin": "page",
