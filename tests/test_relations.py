@@ -526,3 +526,14 @@ def test_relation_lines_may_link_a_page_by_file_name_or_first_name(rvault):
     rels = {(r["type"], r["target"]) for r in kbg(rvault, "entity", "relations", "Dana")["relations"]}
     assert {("reports-to", "Ben Okafor"), ("collaborates-with", "Arjun Mehta")} <= rels
     assert "ben-okafor" not in {e["name"] for e in kbg(rvault, "entity", "list")["entities"]}, "no invented entity"
+
+
+def test_relate_with_a_reason_keeps_it_when_another_page_states_the_relation_too(rvault):
+    ben = rvault / "people/ben-okafor.md"
+    ben.write_text(ben.read_text() + "\n## Relations\n\n- manages [[Dana Kowalski]]\n")
+    index_vault(rvault)
+    made = kbg(rvault, "entity", "relate", "Dana", "--type", "reports-to", "--target", "Ben", "--reason", "since the reorg")
+    assert made["reason"] == "since the reorg"
+    index_vault(rvault, full=True)
+    (rel,) = [r for r in kbg(rvault, "entity", "relations", "Dana")["relations"] if r["type"] == "reports-to"]
+    assert rel["reason"] == "since the reorg"

@@ -148,7 +148,7 @@ def relation_summary(store, vocab: Vocabulary, entity: Entity, today: str | None
 def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
     """Make origin-'page' relations equal to what the pages' `## Relations` lines say; report bad lines."""
     pages = store.page_entity_ids()
-    desired: dict[tuple[int, int, str], dict] = {}
+    desired: dict[tuple[int, int, str], list[dict]] = {}
     problems: list[Problem] = []
     stems: dict[str, set[int]] = {}  # a page's file name, as a [[link]] may give it
     for entity in store.list_entities():
@@ -169,8 +169,12 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
         except (InvalidInput, NotFound) as exc:
             problems.append(Problem(where, str(exc), "warning"))
             continue
-        desired.setdefault(key, fields)
+        desired.setdefault(key, []).append(fields)
     existing = {(r["source_id"], r["target_id"], r["type"]): r for r in store.page_relations()}
+    # Two pages may state one relation; the page it was last written to keeps being its home.
+    desired = {key: next((f for f in options if key in existing and f["origin_doc_id"] == existing[key]["origin_doc_id"]),
+                         options[0])
+               for key, options in desired.items()}
     for key, row in existing.items():
         if key not in desired:
             store.delete_relation(row["id"])
