@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "examples" / "vault"
@@ -101,3 +102,14 @@ def _run_subprocess(args, cwd, env):
     entry = Path(sys.executable).parent / "kbg"
     command = [str(entry)] if entry.exists() else [sys.executable, "-m", "kbgraph.cli.app"]
     return subprocess.run([*command, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=120)
+
+
+def fast(n: int):
+    """Deterministic, deadline-free hypothesis settings with n examples (no example database)."""
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture],
+    )

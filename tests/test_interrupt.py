@@ -57,6 +57,18 @@ def _reference_snapshot(root: Path, tmp_path: Path):
         store.close()
 
 
+def _rerun_completes_like_a_fresh_index(root: Path, tmp_path: Path):
+    report = index_vault(root)
+    assert report.errors == 0
+    _check_consistent(root)
+    store = open_store(root)
+    try:
+        assert _snapshot(store) == _reference_snapshot(root, tmp_path)
+    finally:
+        store.close()
+    return report
+
+
 def test_keyboard_interrupt_mid_run_then_rerun_completes(tmp_path):
     root = tmp_path / "vault"
     _write_vault(root, 600)
@@ -87,14 +99,8 @@ def test_keyboard_interrupt_mid_run_then_rerun_completes(tmp_path):
     store.close()
     assert 0 < partial < 620
 
-    report = index_vault(root)
-    assert report.errors == 0 and report.indexed == 620 - partial
-    _check_consistent(root)
-    store = open_store(root)
-    try:
-        assert _snapshot(store) == _reference_snapshot(root, tmp_path)
-    finally:
-        store.close()
+    report = _rerun_completes_like_a_fresh_index(root, tmp_path)
+    assert report.indexed == 620 - partial
 
 
 @pytest.mark.slow
@@ -117,14 +123,7 @@ def test_kill_9_mid_run_then_rerun_completes(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     _check_consistent(root)
-    report = index_vault(root)
-    assert report.errors == 0
-    _check_consistent(root)
-    store = open_store(root)
-    try:
-        assert _snapshot(store) == _reference_snapshot(root, tmp_path)
-    finally:
-        store.close()
+    _rerun_completes_like_a_fresh_index(root, tmp_path)
 
 
 def test_a_second_index_run_on_the_same_vault_is_refused(tmp_path):

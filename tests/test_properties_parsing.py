@@ -15,7 +15,7 @@ import re
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from kbgraph.chunking import chunk_sections
@@ -25,16 +25,7 @@ from kbgraph.mentions import Form, MentionMatcher, find_document_mentions
 from kbgraph.names import as_name_list, fold, fold_char, name_key
 from kbgraph.vault import FrontmatterError, date_from_path, is_ignored, parse_date, split_frontmatter
 
-
-def fast(n: int):
-    """Deterministic, deadline-free settings with n examples."""
-    return settings(
-        max_examples=n,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-    )
+from .conftest import fast
 
 
 # --- strategies ------------------------------------------------------------------

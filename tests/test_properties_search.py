@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from kbgraph.config import Config
@@ -22,15 +22,7 @@ from kbgraph.store.base import DocFilter
 from kbgraph.store.sqlite import SqliteStore
 from kbgraph.vault import RawFile
 
-
-def fast(n: int):
-    return settings(
-        max_examples=n,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
+from .conftest import fast
 
 
 DOCUMENTS = {
