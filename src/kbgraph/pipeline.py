@@ -61,6 +61,7 @@ class IndexRun:
     parsed_hook: list[Callable[[ParsedDocument], ParsedDocument]] = field(default_factory=list)
     changed: bool = False  # any document written or removed in this run
     mentions_scanned: int = 0
+    scanned_docs: set[int] = field(default_factory=set)  # documents whose mentions this run rewrote
     assembly: tuple | None = None  # (claims, resolved references, merges), computed once per run
 
 
@@ -310,6 +311,7 @@ def _parallel_map(fn, items, total: int):
 def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int) -> tuple[int, list]:
     run.ambiguous_mentions += ambiguous
     run.mentions_scanned += 1
+    run.scanned_docs.add(doc_id)
     return doc_id, found
 
 
@@ -410,6 +412,12 @@ def _is_line_problem(path: str) -> bool:
     return bool(head) and line.isdigit()
 
 
+def _extract_stage(run: IndexRun) -> None:
+    from .extract.stage import extract_stage
+
+    extract_stage(run)
+
+
 class Pipeline:
     """An ordered list of named stages."""
 
@@ -426,6 +434,7 @@ class Pipeline:
                 ("entities", entities_stage),
                 ("relations", relations_stage),
                 ("mentions", mentions_stage),
+                ("extract", _extract_stage),
                 ("finish", finish_stage),
             ]
         )

@@ -38,11 +38,18 @@ def relate(
     source = find_entity(store, source_name)
     evidence = _source_doc(store, source_doc)
     target = _target(ws, target_name, create_type, lambda t: canonical(vocab, source, type_name, t))
+    return relate_entities(ws, source, type_name, target, reason, evidence, until, valid_until is not None)
+
+
+def relate_entities(ws, source: Entity, type_name: str, target: Entity, reason: str | None, evidence: dict | None,
+                    until: str | None, until_given: bool = True, confidence: str = "manual") -> dict:
+    """relate() once both ends are known entities: page line first, then the row, then a page re-index."""
+    store, vocab = ws.store, ws.config.vocabulary
     rtype, src, tgt = canonical(vocab, source, type_name, target)
     existing = store.get_relation(src.id, tgt.id, rtype.name)
     if existing is not None:  # re-asserting without --reason / --valid-until keeps what was said before
         reason = reason if reason is not None else existing["reason"]
-        until = until if valid_until is not None else existing["valid_until"]
+        until = until if until_given else existing["valid_until"]
     with write_lock(ws.root):
         mirror = source if rtype.symmetric else src
         other = tgt if mirror.id == src.id else src
@@ -64,7 +71,7 @@ def relate(
                  "source_doc_id": evidence["id"] if evidence else (None if existing else origin_doc_id),
                  "source_doc_path": evidence["path"] if evidence else (
                      None if existing or origin != "page" else page_path),
-                 "valid_until": until, "origin": origin, "origin_doc_id": origin_doc_id, "confidence": "manual"},
+                 "valid_until": until, "origin": origin, "origin_doc_id": origin_doc_id, "confidence": confidence},
                 now_iso(), bump=True,
             )
         if origin == "page":

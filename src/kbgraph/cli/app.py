@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import documents_cmd, entity_cmd, index_cmd, portable_cmd, relations_cmd
+from . import documents_cmd, entity_cmd, index_cmd, portable_cmd, relations_cmd, suggestions_cmd
 
 
 @click.group(name="kbg", context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,6 +26,7 @@ for _group in entity_cmd.typed_groups():
 cli.add_command(portable_cmd.export)
 cli.add_command(portable_cmd.import_)
 relations_cmd.register(entity_cmd.entity)
+suggestions_cmd.register(entity_cmd.entity)
 
 
 def main() -> None:

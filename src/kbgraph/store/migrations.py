@@ -295,9 +295,43 @@ def m006_relation_line_sources(db: sqlite3.Connection) -> None:
     )
 
 
+def m007_suggestions(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- A relation found in the text, waiting for the user: pending, accepted or rejected.
+        CREATE TABLE suggestions (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            target_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            confidence TEXT NOT NULL CHECK (confidence IN ('auto-high', 'auto-low')),
+            rule TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'accepted', 'rejected')),
+            created_at TEXT NOT NULL,
+            decided_at TEXT,
+            UNIQUE (source_id, target_id, type)
+        ) STRICT;
+        CREATE INDEX suggestions_status ON suggestions (status);
+
+        -- Each sentence that states it: the evidence, and how many times it was seen (strength).
+        CREATE TABLE suggestion_evidence (
+            suggestion_id INTEGER NOT NULL REFERENCES suggestions (id) ON DELETE CASCADE,
+            doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+            doc_path TEXT NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            sentence TEXT NOT NULL,
+            PRIMARY KEY (suggestion_id, doc_path, start)
+        ) STRICT;
+        CREATE INDEX suggestion_evidence_doc ON suggestion_evidence (doc_id);
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
-    m005_relation_indexes, m006_relation_line_sources,
+    m005_relation_indexes, m006_relation_line_sources, m007_suggestions,
 ]
 
 

@@ -644,6 +644,78 @@ class SqliteStore:
         keys = ("id", "type", "name", "mention_count", "last_mentioned", "last_updated")
         return [{**dict(zip(keys, r)), "last_updated": r[5] or None} for r in rows]
 
+    # --- suggestions ---------------------------------------------------------------
+
+    def chunk_mentions(self, doc_id: int) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, int, int]]]:
+        """A document's chunks (id, start, text) and its in-text mentions (entity id, chunk id, start, end)."""
+        chunks = self.db.execute("SELECT id, start, text FROM chunks WHERE doc_id = ? ORDER BY ordinal",
+                                 (doc_id,)).fetchall()
+        mentions = self.db.execute(
+            "SELECT entity_id, chunk_id, start, end FROM mentions WHERE doc_id = ? AND chunk_id IS NOT NULL"
+            " AND start IS NOT NULL ORDER BY start", (doc_id,)).fetchall()
+        return chunks, mentions
+
+    def replace_suggestion_evidence(self, doc_id: int, doc_path: str, found: list[dict], now: str) -> None:
+        """Make doc's evidence equal to found (dicts: source_id, target_id, type, confidence, rule, start,
+        end, sentence); pending suggestions nothing states any more are dropped."""
+        db = self.db
+        db.execute("DELETE FROM suggestion_evidence WHERE doc_id = ? OR doc_path = ?", (doc_id, doc_path))
+        for f in found:
+            db.execute(
+                "INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, target_id, type) DO NOTHING",
+                (f["source_id"], f["target_id"], f["type"], f["confidence"], f["rule"], now),
+            )
+            db.execute(
+                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, doc_id, doc_path, start, end, sentence)"
+                " SELECT id, ?, ?, ?, ?, ? FROM suggestions WHERE source_id = ? AND target_id = ? AND type = ?",
+                (doc_id, doc_path, f["start"], f["end"], f["sentence"], f["source_id"], f["target_id"], f["type"]),
+            )
+        db.execute("DELETE FROM suggestions WHERE status = 'pending' AND NOT EXISTS"
+                   " (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = suggestions.id)")
+
+    def suggestions(self, status: str | None = None, doc_path: str | None = None,
+                    confidence: tuple[str, ...] = ("auto-high", "auto-low"), ids: tuple[int, ...] = ()) -> list[dict]:
+        clauses, params = [f"s.confidence IN ({','.join('?' * len(confidence))})"], list(confidence)
+        if ids:
+            clauses.append(f"s.id IN ({','.join('?' * len(ids))})")
+            params.extend(ids)
+        if status:
+            clauses.append("s.status = ?")
+            params.append(status)
+        if status == "pending":  # what the graph already holds is not worth asking about
+            clauses.append("NOT EXISTS (SELECT 1 FROM relations r WHERE r.source_id = s.source_id"
+                           " AND r.target_id = s.target_id AND r.type = s.type)")
+        if doc_path:
+            clauses.append("EXISTS (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = s.id"
+                           " AND e.doc_path = ?)")
+            params.append(doc_path)
+        rows = self.db.execute(
+            "SELECT s.id, s.type, s.confidence, s.rule, s.status, s.created_at, s.decided_at,"
+            " a.id, a.name, a.type, b.id, b.name, b.type,"
+            " (SELECT count(*) FROM suggestion_evidence e WHERE e.suggestion_id = s.id),"
+            " (SELECT e.sentence FROM suggestion_evidence e WHERE e.suggestion_id = s.id ORDER BY e.doc_path LIMIT 1),"
+            " (SELECT e.doc_path FROM suggestion_evidence e WHERE e.suggestion_id = s.id ORDER BY e.doc_path LIMIT 1)"
+            " FROM suggestions s JOIN entities a ON a.id = s.source_id JOIN entities b ON b.id = s.target_id"
+            f" WHERE {' AND '.join(clauses)} ORDER BY s.id",
+            params,
+        )
+        keys = ("id", "type", "confidence", "rule", "status", "created_at", "decided_at", "source_id", "source",
+                "source_type", "target_id", "target", "target_type", "strength", "evidence", "source_doc")
+        return [dict(zip(keys, r)) for r in rows]
+
+    def get_suggestion(self, suggestion_id: int) -> dict | None:
+        found = [s for s in self.suggestions(ids=(suggestion_id,))]
+        return found[0] if found else None
+
+    def suggestion_evidence(self, suggestion_id: int) -> list[dict]:
+        rows = self.db.execute("SELECT doc_id, doc_path, start, end, sentence FROM suggestion_evidence"
+                               " WHERE suggestion_id = ? ORDER BY doc_path, start", (suggestion_id,))
+        return [dict(zip(("doc_id", "doc_path", "start", "end", "sentence"), r)) for r in rows]
+
+    def decide_suggestion(self, suggestion_id: int, status: str, now: str) -> None:
+        self.db.execute("UPDATE suggestions SET status = ?, decided_at = ? WHERE id = ?", (status, now, suggestion_id))
+
     # --- problems and status -----------------------------------------------------
 
     def record_problems(self, problems: list[Problem], seen_at: str, clear_paths: list[str]) -> None:

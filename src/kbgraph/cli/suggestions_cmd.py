@@ -1,0 +1,130 @@
+"""`kbg entity suggest-relations|suggestions|accept|reject`: reviewing extracted relations."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import json_option, list_options, open_workspace, vault_option
+
+_FIELDS = ("id", "source", "type", "target", "confidence", "rule", "status", "strength", "evidence", "source_doc",
+           "created_at", "decided_at", "source_id", "target_id", "source_type", "target_type")
+_COLUMNS = [("id", "Id"), ("source", "Source"), ("type", "Type"), ("target", "Target"),
+            ("confidence", "Confidence"), ("strength", "Seen"), ("evidence", "Evidence", {"ratio": 2})]
+
+
+def register(group: click.Group) -> None:
+    for command in (suggest_relations, suggestions, accept, reject):
+        group.add_command(command)
+
+
+@click.command("suggest-relations")
+@click.option("--from-doc", default=None, metavar="PATH", help="Only what this document states.")
+@click.option("--min-confidence", default="low", show_default=True, type=click.Choice(["high", "low"]))
+@click.option("--auto-accept", is_flag=True, help="Accept every suggestion listed, without asking.")
+@vault_option
+@json_option
+def suggest_relations(from_doc, min_confidence, auto_accept, vault, as_json) -> None:
+    """Relations found in the notes and waiting for review; accept them all, some, or none."""
+    from ..suggestions import accept as do_accept
+    from ..suggestions import list_suggestions
+
+    with open_workspace(vault) as ws:
+        pending = list_suggestions(ws.store, "pending", from_doc, min_confidence)
+        chosen = []
+        if auto_accept:
+            chosen = [s["id"] for s in pending]
+        elif pending and not as_json and sys.stdin.isatty():
+            _print_pending(pending)
+            chosen = _ask(pending)
+        accepted = [do_accept(ws, i) for i in chosen]
+    if as_json:
+        from .output import print_json
+
+        print_json({"pending": pending, "accepted": [a["id"] for a in accepted]})
+        return
+    if not chosen:
+        _print_pending(pending)
+    for item in accepted:
+        r = item["relation"]
+        print(f"accepted #{item['id']}: {r['source']} --{r['type']}--> {r['target']}")
+
+
+def _print_pending(pending: list[dict]) -> None:
+    from rich.markup import escape
+
+    from .output import stdout_console
+
+    console = stdout_console()
+    if not pending:
+        console.print("[dim]no suggestions waiting[/dim]")
+    for s in pending:
+        console.print(f"#{s['id']}  {escape(s['source'])} --{s['type']}--> {escape(s['target'])}  "
+                      f"(confidence: {s['confidence'].removeprefix('auto-')}, seen {s['strength']}×, "
+                      f"source: {escape(repr(s['evidence']))})", highlight=False)
+
+
+def _ask(pending: list[dict]) -> list[int]:
+    answer = click.prompt("Accept all? [y/N/select]", default="n", show_default=False).strip().lower()
+    if answer in ("y", "yes"):
+        return [s["id"] for s in pending]
+    if answer in ("s", "select"):
+        ids = {s["id"] for s in pending}
+        picked = click.prompt("Ids to accept (space-separated)", default="", show_default=False)
+        return [int(x) for x in picked.replace(",", " ").split() if x.isdigit() and int(x) in ids]
+    return []
+
+
+@click.command("suggestions")
+@click.option("--status", default="pending", show_default=True, type=click.Choice(["pending", "accepted", "rejected"]))
+@vault_option
+@list_options
+def suggestions(status, vault, as_json, fmt, fields) -> None:
+    """Suggested relations by status, with the sentence that states each."""
+    from ..suggestions import list_suggestions
+    from .output import emit_rows, resolve_format
+
+    fmt = resolve_format(fmt, as_json)
+    with open_workspace(vault) as ws:
+        rows = list_suggestions(ws.store, status)
+    emit_rows(rows, fmt, fields, {"status": status, "count": len(rows)}, "suggestions", _COLUMNS,
+              row_keys=_FIELDS, empty_message=f"no {status} suggestions")
+
+
+@click.command("accept")
+@click.argument("suggestion_id", type=int)
+@vault_option
+@json_option
+def accept(suggestion_id, vault, as_json) -> None:
+    """Accept a suggestion: it becomes a relation (mirrored to the source's page, its evidence kept)."""
+    from ..suggestions import accept as do_accept
+
+    with open_workspace(vault) as ws:
+        result = do_accept(ws, suggestion_id)
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+        return
+    r = result["relation"]
+    print(f"accepted #{suggestion_id}: {r['source']} --{r['type']}--> {r['target']}"
+          + (f" ({result['note']})" if result["note"] else ""))
+
+
+@click.command("reject")
+@click.argument("suggestion_id", type=int)
+@vault_option
+@json_option
+def reject(suggestion_id, vault, as_json) -> None:
+    """Reject a suggestion: it is remembered and not suggested again."""
+    from ..suggestions import reject as do_reject
+
+    with open_workspace(vault) as ws:
+        result = do_reject(ws, suggestion_id)
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+        return
+    print(f"rejected #{suggestion_id}")

@@ -1,0 +1,56 @@
+"""The extraction stage of `kbg index`: pattern rules over the sentences of changed documents.
+
+What the rules find becomes a suggestion with its evidence sentence, never a relation: the user
+accepts or rejects it (`kbg entity suggest-relations`). A rejected suggestion stays rejected however
+often the text repeats it; a pending one that no sentence states any more is dropped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from .rules import Span, extract, sentences
+
+
+def extract_document(store, vocab, doc_id: int, types: dict[int, str]) -> list[dict]:
+    """The relations the pattern rules find in one stored document, typed and checked against the vocabulary."""
+    chunks, mentions = store.chunk_mentions(doc_id)
+    by_chunk: dict[int, list[tuple[int, int, int]]] = {}
+    for entity_id, chunk_id, start, end in mentions:
+        by_chunk.setdefault(chunk_id, []).append((entity_id, start, end))
+    found = []
+    for chunk_id, chunk_start, text in chunks:
+        in_chunk = by_chunk.get(chunk_id)
+        if not in_chunk or len(in_chunk) < 2:
+            continue
+        for s, e in sentences(text):
+            spans = [Span(a - chunk_start - s, b - chunk_start - s, eid, types.get(eid, ""))
+                     for eid, a, b in in_chunk if s <= a - chunk_start and b - chunk_start <= e]
+            if len(spans) < 2:
+                continue
+            for rel in extract(text[s:e], spans):
+                rtype = vocab.types.get(rel.type)
+                if rtype is None or not rtype.allows(types.get(rel.source, ""), types.get(rel.target, "")):
+                    continue
+                source, target = rel.source, rel.target
+                if rtype.symmetric and source > target:
+                    source, target = target, source
+                found.append({"source_id": source, "target_id": target, "type": rel.type,
+                              "confidence": rel.confidence, "rule": rel.rule, "start": chunk_start + s + rel.start,
+                              "end": chunk_start + s + rel.end, "sentence": " ".join(text[s:e].split())})
+    return found
+
+
+def extract_stage(run) -> None:
+    """Suggestions from the documents whose mentions this run scanned."""
+    if not run.scanned_docs:
+        return
+    store = run.store
+    types = {e.id: e.type for e in store.list_entities()}
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with store.transaction():
+        for doc_id in sorted(run.scanned_docs):
+            doc = store.get_document(doc_id=doc_id)
+            if doc is not None:
+                store.replace_suggestion_evidence(doc_id, doc["path"], extract_document(
+                    store, run.config.vocabulary, doc_id, types), now)

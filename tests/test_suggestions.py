@@ -1,0 +1,95 @@
+"""Extraction during `kbg index` feeds suggestions; accepting makes relations, rejecting is remembered."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kbgraph.pipeline import index_vault
+
+from .conftest import run_kbg
+
+
+@pytest.fixture
+def svault(vault):
+    assert run_kbg("index", "--vault", str(vault)).returncode == 0
+    return vault
+
+
+def kbg(vault, *args, code=0):
+    result = run_kbg(*args, "--vault", str(vault), "--json")
+    assert result.returncode == code, (result.stdout, result.stderr)
+    return json.loads(result.stdout)
+
+
+def pending(vault) -> dict[tuple[str, str, str], dict]:
+    return {(s["source"], s["type"], s["target"]): s for s in kbg(vault, "entity", "suggest-relations")["pending"]}
+
+
+def test_index_suggests_what_the_text_states_with_its_sentence(svault):
+    found = pending(svault)
+    dana = found[("Dana Kowalski", "reports-to", "Ana Lima")]
+    assert dana["confidence"] == "auto-high" and dana["strength"] == 2 and "Dana reports to Ana" in dana["evidence"]
+    assert ("Project Atlas", "blocks", "Checkout Revamp") in found
+    assert ("Chen Wei", "leads", "Project Beacon") not in found, "Chen's page already states it"
+
+
+def test_accept_makes_a_relation_with_its_evidence_and_mirrors_it(svault):
+    suggestion = pending(svault)[("Dana Kowalski", "reports-to", "Ana Lima")]
+    result = kbg(svault, "entity", "accept", str(suggestion["id"]))
+    relation = result["relation"]
+    assert (relation["confidence"], relation["mirrored_to"]) == ("auto-high", "people/dana-kowalski.md")
+    assert relation["source_doc"] == suggestion["source_doc"]
+    assert "- reports-to [[Ana Lima]]" in (svault / "people/dana-kowalski.md").read_text()
+    assert ("Dana Kowalski", "reports-to", "Ana Lima") not in pending(svault)
+    assert "was accepted already" in kbg(svault, "entity", "accept", str(suggestion["id"]), code=1)["error"]
+
+
+def test_a_rejected_suggestion_is_not_suggested_again(svault):
+    suggestion = pending(svault)[("Project Atlas", "blocks", "Checkout Revamp")]
+    kbg(svault, "entity", "reject", str(suggestion["id"]))
+    index_vault(svault, full=True)
+    assert ("Project Atlas", "blocks", "Checkout Revamp") not in pending(svault)
+    rejected = kbg(svault, "entity", "suggestions", "--status", "rejected")["suggestions"]
+    assert [s["id"] for s in rejected] == [suggestion["id"]]
+
+
+def test_auto_accept_high_and_from_doc(svault):
+    only = kbg(svault, "entity", "suggest-relations", "--from-doc", "people/arjun-mehta.md")["pending"]
+    assert {(s["source"], s["type"], s["target"]) for s in only} == {
+        ("Arjun Mehta", "leads", "Auth Service"), ("Project Atlas", "depends-on", "Auth Service")}
+    done = kbg(svault, "entity", "suggest-relations", "--min-confidence", "high", "--auto-accept")
+    assert len(done["accepted"]) == len(done["pending"]) > 3
+    assert pending(svault) == {}
+
+
+def test_a_sentence_that_is_edited_away_drops_its_pending_suggestion(svault):
+    page = svault / "people/arjun-mehta.md"
+    page.write_text(page.read_text().replace("Arjun is leading the Auth Service rewrite", "Arjun wrote the Auth Service"))
+    index_vault(svault)
+    assert ("Arjun Mehta", "leads", "Auth Service") in pending(svault), "another note still says it"
+    for path in svault.rglob("*.md"):
+        text = path.read_text()
+        if "is leading the Auth Service" in text:
+            path.write_text(text.replace("is leading the Auth Service", "talks about the Auth Service"))
+    index_vault(svault)
+    assert ("Arjun Mehta", "leads", "Auth Service") not in pending(svault)
+
+
+def test_accepting_after_the_document_is_gone_keeps_the_sentence(svault):
+    suggestion = pending(svault)[("Sam Ortiz", "reports-to", "Lena Fischer")]
+    (svault / suggestion["source_doc"]).unlink()
+    index_vault(svault)
+    result = kbg(svault, "entity", "accept", str(suggestion["id"]))
+    assert "gone" in result["note"] and result["evidence"][0]["sentence"].startswith("Sam reports to")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("entity", "accept", "9999"), "no suggestion 9999"),
+    (("entity", "reject", "9999"), "no suggestion 9999"),
+    (("entity", "suggest-relations", "--from-doc", "nope.md"), "is not in the index"),
+])
+def test_bad_suggestion_input(svault, args, message):
+    result = run_kbg(*args, "--vault", str(svault))
+    assert result.returncode == 1 and message in result.stderr
