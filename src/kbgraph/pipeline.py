@@ -61,7 +61,7 @@ class IndexRun:
     parsed_hook: list[Callable[[ParsedDocument], ParsedDocument]] = field(default_factory=list)
     changed: bool = False  # any document written or removed in this run
     mentions_scanned: int = 0
-    scanned_docs: set[int] = field(default_factory=set)  # documents whose mentions this run rewrote
+    extracted: dict[int, tuple[str, list[dict]]] = field(default_factory=dict)  # doc id -> (path, suggestions)
     assembly: tuple | None = None  # (claims, resolved references, merges), computed once per run
 
 
@@ -263,10 +263,13 @@ def mentions_stage(run: IndexRun) -> None:
         MentionMatcher(matcher_forms(store.entity_forms())),
         _link_resolver(store),
         _claim_entities_by_doc(store, run.assembly),
+        {e.id: e.type for e in store.list_entities()},
+        run.config.vocabulary,
     )
     results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
     try:
-        items = (_counted(run, doc_id, found, ambiguous) for doc_id, found, ambiguous in results)
+        items = (_counted(run, doc_id, found, ambiguous, extracted)
+                 for doc_id, found, ambiguous, extracted in results)
         _drain_in_batches(run, "mentions", total, items, _write_mentions)
     finally:
         results.close()
@@ -278,18 +281,23 @@ def mentions_stage(run: IndexRun) -> None:
 _SCAN_CONTEXT = None
 
 
-def scan_document(doc: dict) -> tuple[int, list, int]:
-    """(doc id, mentions with their chunk ids, ambiguous forms left unlinked) for one stored document."""
-    matcher, link_resolver, claims_by_doc = _SCAN_CONTEXT
+def scan_document(doc: dict) -> tuple[int, list, int, tuple[str, list[dict]]]:
+    """(doc id, mentions with their chunk ids, ambiguous forms left unlinked, (path, suggested relations))
+    for one stored document."""
+    from .extract.stage import extract_from_chunks
+
+    matcher, link_resolver, claims_by_doc, types, vocab = _SCAN_CONTEXT
     links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
     anchored = claims_by_doc.get(doc["id"], [])
     found, ambiguous = find_document_mentions(
         doc["chunks"], links, doc["body_offset"], matcher, lambda link: link_resolver(link, doc["path"]),
         {eid for eid, _, _ in anchored},
     )
+    in_text = [(m.entity_id, chunk_id, m.start, m.end) for chunk_id, m in found if chunk_id is not None]
+    suggested = extract_from_chunks(doc["chunks"], in_text, types, vocab)
     found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
               if role == "reference"]
-    return doc["id"], found, ambiguous
+    return doc["id"], found, ambiguous, (doc["path"], suggested)
 
 
 def _parallel_map(fn, items, total: int):
@@ -308,10 +316,10 @@ def _parallel_map(fn, items, total: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int) -> tuple[int, list]:
+def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int, extracted) -> tuple[int, list]:
     run.ambiguous_mentions += ambiguous
     run.mentions_scanned += 1
-    run.scanned_docs.add(doc_id)
+    run.extracted[doc_id] = extracted
     return doc_id, found
 
 
@@ -413,9 +421,10 @@ def _is_line_problem(path: str) -> bool:
 
 
 def _extract_stage(run: IndexRun) -> None:
-    from .extract.stage import extract_stage
+    if run.extracted:
+        from .extract.stage import extract_stage
 
-    extract_stage(run)
+        extract_stage(run)
 
 
 class Pipeline:

@@ -13,8 +13,13 @@ from .rules import Span, extract, sentences
 
 
 def extract_document(store, vocab, doc_id: int, types: dict[int, str]) -> list[dict]:
-    """The relations the pattern rules find in one stored document, typed and checked against the vocabulary."""
+    """The relations the pattern rules find in one stored document."""
     chunks, mentions = store.chunk_mentions(doc_id)
+    return extract_from_chunks(chunks, mentions, types, vocab)
+
+
+def extract_from_chunks(chunks, mentions, types: dict[int, str], vocab) -> list[dict]:
+    """Relations stated in chunks (id, start, text) given mentions (entity id, chunk id, start, end)."""
     by_chunk: dict[int, list[tuple[int, int, int]]] = {}
     for entity_id, chunk_id, start, end in mentions:
         by_chunk.setdefault(chunk_id, []).append((entity_id, start, end))
@@ -42,15 +47,10 @@ def extract_document(store, vocab, doc_id: int, types: dict[int, str]) -> list[d
 
 
 def extract_stage(run) -> None:
-    """Suggestions from the documents whose mentions this run scanned."""
-    if not run.scanned_docs:
-        return
+    """Store the suggestions found in the documents this run scanned (the mentions stage's workers
+    ran the rules while they had each document in hand; run.extracted holds what they found)."""
     store = run.store
-    types = {e.id: e.type for e in store.list_entities()}
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with store.transaction():
-        for doc_id in sorted(run.scanned_docs):
-            doc = store.get_document(doc_id=doc_id)
-            if doc is not None:
-                store.replace_suggestion_evidence(doc_id, doc["path"], extract_document(
-                    store, run.config.vocabulary, doc_id, types), now)
+        for doc_id, (path, found) in sorted(run.extracted.items()):
+            store.replace_suggestion_evidence(doc_id, path, found, now)
