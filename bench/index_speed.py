@@ -144,7 +144,12 @@ def bench_synthetic(root: Path, notes: int, pages: int, seed: int) -> dict:
                   "mib": round(vault.bytes_written / 2**20, 2),
                   "generate_s": round(time.perf_counter() - start, 2)},
     }
+    # Text only (no relation suggestions), then the default (pattern rules on), each from scratch.
+    (root / "kbgraph.toml").write_text("[extract]\npatterns = false\n")
     result["full"] = index_in_child(root)
+    shutil.rmtree(root / ".kbgraph")
+    (root / "kbgraph.toml").unlink()
+    result["full+suggest"] = index_in_child(root)
     result["nochange"] = index_in_child(root)
     edit_files(vault.notes, EDITED_FILES, seed)
     result["edit10"] = index_in_child(root)
@@ -218,13 +223,13 @@ def print_table(name: str, cases: dict) -> None:
     print(f"\n== {name}: {cases['vault']}")
     print(f"{'case':<10} {'indexed':>7} {'skipped':>7} {'seconds':>8} {'docs/s':>8} {'chunks/s':>9} "
           f"{'peak RSS':>9}  stages (s)")
-    for label in ("full", "nochange", "edit10", "touch10"):
+    for label in ("full", "full+suggest", "nochange", "edit10", "touch10"):
         case = cases.get(label)
         if case is None:
             continue
-        docs_s, chunks_s = rates(case) if label == "full" else (None, None)
+        docs_s, chunks_s = rates(case) if label.startswith("full") else (None, None)
         stages = " ".join(f"{k}={v:.3f}" for k, v in case["stage_seconds"].items())
-        print(f"{label:<10} {case['indexed']:>7} {case['skipped']:>7} {case['seconds']:>8.3f} "
+        print(f"{label:<12} {case['indexed']:>7} {case['skipped']:>7} {case['seconds']:>8.3f} "
               f"{_fmt(docs_s, 8, 0)} {_fmt(chunks_s, 9, 0)} {case['peak_rss_mb']:>7.1f}MB  {stages}")
     full = cases["full"]
     print(f"totals after full index: {full['chunks']} chunks, {full['entities']} entities, "

@@ -93,3 +93,9 @@ def test_accepting_after_the_document_is_gone_keeps_the_sentence(svault):
 def test_bad_suggestion_input(svault, args, message):
     result = run_kbg(*args, "--vault", str(svault))
     assert result.returncode == 1 and message in result.stderr
+
+
+def test_extraction_can_be_turned_off(vault):
+    (vault / "kbgraph.toml").write_text((vault / "kbgraph.toml").read_text() + "\n[extract]\npatterns = false\n")
+    index_vault(vault)
+    assert kbg(vault, "entity", "suggest-relations")["pending"] == []

@@ -104,6 +104,11 @@ max_file_mb = 10
 # [relations]
 # create_pages = true
 
+# `kbg index` suggests relations stated in the text (`kbg entity suggest-relations`);
+# turn that off with:
+# [extract]
+# patterns = false
+
 # Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
 # [relations.types.advises]
 # inverse = "advised-by"
@@ -151,6 +156,7 @@ class Config:
     create_pages: bool = False  # give page-less entities a page when a relation is asserted for them
     page_rules: tuple[PageRule, ...] = ()
     frontmatter_relations: tuple[FrontmatterRelation, ...] = ()
+    extract_patterns: bool = True  # run the pattern rules during `kbg index` (suggestions)
 
 
 def load_config(vault_root: Path) -> Config:
@@ -166,10 +172,11 @@ def load_config(vault_root: Path) -> Config:
 
 
 _KNOWN_KEYS = {
-    "": {"index", "kinds", "entities", "relations"},
+    "": {"index", "kinds", "entities", "relations", "extract"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages"},
     "relations": {"types", "create_pages", "frontmatter"},
+    "extract": {"patterns"},
 }
 
 
@@ -232,12 +239,20 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         entity_types=entity_types,
         vocabulary=(vocabulary := Vocabulary.from_config(relation_types)),
         create_pages=create_pages,
+        extract_patterns=_flag(_table(raw, "extract", source), "patterns", True, source),
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
         frontmatter_relations=tuple(
             _frontmatter_relation(key, spec, entity_types, vocabulary, source)
             for key, spec in _table(relations, "frontmatter", source).items()
         ),
     )
+
+
+def _flag(table: dict, key: str, default: bool, source: str) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{source}: {key} must be true or false, got {value!r}")
+    return value
 
 
 def _page_rules(raw: object, entity_types, source: str) -> list[PageRule]:

@@ -263,7 +263,7 @@ def mentions_stage(run: IndexRun) -> None:
         MentionMatcher(matcher_forms(store.entity_forms())),
         _link_resolver(store),
         _claim_entities_by_doc(store, run.assembly),
-        {e.id: e.type for e in store.list_entities()},
+        {e.id: e.type for e in store.list_entities()} if run.config.extract_patterns else None,
         run.config.vocabulary,
     )
     results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
@@ -294,7 +294,7 @@ def scan_document(doc: dict) -> tuple[int, list, int, tuple[str, list[dict]]]:
         {eid for eid, _, _ in anchored},
     )
     in_text = [(m.entity_id, chunk_id, m.start, m.end) for chunk_id, m in found if chunk_id is not None]
-    suggested = extract_from_chunks(doc["chunks"], in_text, types, vocab)
+    suggested = extract_from_chunks(doc["chunks"], in_text, types, vocab) if types is not None else []
     found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
               if role == "reference"]
     return doc["id"], found, ambiguous, (doc["path"], suggested)
@@ -319,7 +319,8 @@ def _parallel_map(fn, items, total: int):
 def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int, extracted) -> tuple[int, list]:
     run.ambiguous_mentions += ambiguous
     run.mentions_scanned += 1
-    run.extracted[doc_id] = extracted
+    if extracted[1] or run.config.extract_patterns:
+        run.extracted[doc_id] = extracted
     return doc_id, found
 
 
