@@ -99,3 +99,17 @@ def test_extraction_can_be_turned_off(vault):
     (vault / "kbgraph.toml").write_text((vault / "kbgraph.toml").read_text() + "\n[extract]\npatterns = false\n")
     index_vault(vault)
     assert kbg(vault, "entity", "suggest-relations")["pending"] == []
+
+
+def test_no_suggestions_from_code_blocks_tables_or_other_languages(svault):
+    note = svault / "notes/odd.md"
+    note.write_text(
+        "# Odd\n\n```\nProject Atlas depends on Kafka\n```\n\n"
+        "| from | to |\n|---|---|\n| Project Atlas depends on Kafka | x |\n\n"
+        "Project Atlas hängt von Kafka ab.\n\n"
+        + "Because " + "the schedule slipped and " * 400 + "Project Atlas depends on Kafka.\n"
+    )
+    index_vault(svault)
+    found = kbg(svault, "entity", "suggest-relations", "--from-doc", "notes/odd.md")["pending"]
+    assert [(s["source"], s["type"], s["target"]) for s in found] == [("Project Atlas", "depends-on", "Kafka")]
+    assert found[0]["evidence"].endswith("Project Atlas depends on Kafka.")
