@@ -145,7 +145,7 @@ def bench_synthetic(root: Path, notes: int, pages: int, seed: int) -> dict:
                   "generate_s": round(time.perf_counter() - start, 2)},
     }
     # Text only (no relation suggestions), then the default (pattern rules on), each from scratch.
-    (root / "kbgraph.toml").write_text("[extract]\npatterns = false\n")
+    (root / "kbgraph.toml").write_text("[extract]\npatterns = false\ncooccurrence = 0\n")
     result["full"] = index_in_child(root)
     shutil.rmtree(root / ".kbgraph")
     (root / "kbgraph.toml").unlink()

@@ -108,6 +108,8 @@ max_file_mb = 10
 # turn that off with:
 # [extract]
 # patterns = false
+# People seen together in this many meetings are suggested as collaborators (0: off):
+# cooccurrence = 3
 
 # Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
 # [relations.types.advises]
@@ -157,6 +159,7 @@ class Config:
     page_rules: tuple[PageRule, ...] = ()
     frontmatter_relations: tuple[FrontmatterRelation, ...] = ()
     extract_patterns: bool = True  # run the pattern rules during `kbg index` (suggestions)
+    cooccurrence: int = 3  # people together in this many meetings may collaborate (0: off)
 
 
 def load_config(vault_root: Path) -> Config:
@@ -176,7 +179,7 @@ _KNOWN_KEYS = {
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages"},
     "relations": {"types", "create_pages", "frontmatter"},
-    "extract": {"patterns"},
+    "extract": {"patterns", "cooccurrence"},
 }
 
 
@@ -240,6 +243,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         vocabulary=(vocabulary := Vocabulary.from_config(relation_types)),
         create_pages=create_pages,
         extract_patterns=_flag(_table(raw, "extract", source), "patterns", True, source),
+        cooccurrence=_count(_table(raw, "extract", source), "cooccurrence", 3, source),
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
         frontmatter_relations=tuple(
             _frontmatter_relation(key, spec, entity_types, vocabulary, source)
@@ -252,6 +256,13 @@ def _flag(table: dict, key: str, default: bool, source: str) -> bool:
     value = table.get(key, default)
     if not isinstance(value, bool):
         raise ConfigError(f"{source}: {key} must be true or false, got {value!r}")
+    return value
+
+
+def _count(table: dict, key: str, default: int, source: str) -> int:
+    value = table.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{source}: {key} must be a whole number (0 turns it off), got {value!r}")
     return value
 
 

@@ -428,6 +428,13 @@ def _extract_stage(run: IndexRun) -> None:
         extract_stage(run)
 
 
+def _cooccurrence_stage(run: IndexRun) -> None:
+    if run.changed or run.mentions_scanned or run.full:
+        from .extract.stage import cooccurrence_stage
+
+        cooccurrence_stage(run)
+
+
 class Pipeline:
     """An ordered list of named stages."""
 
@@ -445,6 +452,7 @@ class Pipeline:
                 ("relations", relations_stage),
                 ("mentions", mentions_stage),
                 ("extract", _extract_stage),
+                ("cooccur", _cooccurrence_stage),
                 ("finish", finish_stage),
             ]
         )

@@ -7,8 +7,10 @@ often the text repeats it; a pending one that no sentence states any more is dro
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
+from .rules import _NEGATION as NEGATED
 from .rules import Span, extract, sentences
 
 
@@ -28,6 +30,8 @@ def extract_from_chunks(chunks, mentions, types: dict[int, str], vocab) -> list[
         in_chunk = by_chunk.get(chunk_id)
         if not in_chunk or len(in_chunk) < 2:
             continue
+        if _ACTION_HEADING.match(text):
+            found += _action_items(text, chunk_start, in_chunk, types, vocab)
         for s, e in sentences(text):
             spans = [Span(a - chunk_start - s, b - chunk_start - s, eid, types.get(eid, ""))
                      for eid, a, b in in_chunk if s <= a - chunk_start and b - chunk_start <= e]
@@ -46,6 +50,35 @@ def extract_from_chunks(chunks, mentions, types: dict[int, str], vocab) -> list[
     return found
 
 
+_ACTION_HEADING = re.compile(r"\s*#{1,6}\s*(?:action\s+items?|todos?|to-dos?|next\s+steps|follow[- ]ups?)\b",
+                             re.IGNORECASE)
+_ASSIGNED = re.compile(r"\s*(?:to|will|should|owns|takes)\s", re.IGNORECASE)
+
+
+def _action_items(text: str, chunk_start: int, in_chunk, types: dict[int, str], vocab) -> list[dict]:
+    """"- Arjun to finish the Auth Service rotation": a person taking an action on a project
+    contributes to it (auto-low: an action item is weaker evidence than a stated relation)."""
+    found, offset = [], 0
+    for line in text.split("\n"):
+        start, end = chunk_start + offset, chunk_start + offset + len(line)
+        offset += len(line) + 1
+        if not re.match(r"\s*(?:[-*+]|\d+[.)])\s", line):
+            continue
+        spans = sorted((a, b, eid) for eid, a, b in in_chunk if start <= a and b <= end)
+        if len(spans) < 2 or types.get(spans[0][2]) != "person":
+            continue
+        person_end = spans[0][1] - start
+        if not _ASSIGNED.match(line[person_end:]) or NEGATED.search(line):
+            continue
+        for a, b, eid in spans[1:]:
+            if types.get(eid) == "project" and vocab.types["contributes-to"].allows("person", "project"):
+                found.append({"source_id": spans[0][2], "target_id": eid, "type": "contributes-to",
+                              "confidence": "auto-low", "rule": "action-item", "start": spans[0][0], "end": b,
+                              "sentence": " ".join(line.split())})
+                break
+    return found
+
+
 def extract_stage(run) -> None:
     """Store the suggestions found in the documents this run scanned (the mentions stage's workers
     ran the rules while they had each document in hand; run.extracted holds what they found)."""
@@ -54,3 +87,15 @@ def extract_stage(run) -> None:
     with store.transaction():
         for doc_id, (path, found) in sorted(run.extracted.items()):
             store.replace_suggestion_evidence(doc_id, path, found, now)
+
+
+def cooccurrence_stage(run) -> None:
+    """People seen together in at least N meetings (kbgraph.toml [extract] cooccurrence, default 3)
+    may collaborate: a low-confidence suggestion whose evidence is the list of meetings."""
+    if not (run.changed or run.mentions_scanned or run.full):
+        return
+    store = run.store
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    minimum = run.config.cooccurrence
+    with store.transaction():  # turned off (0): the pending ones go too
+        store.replace_cooccurrence(store.cooccurring_people(minimum) if minimum else [], now)

@@ -708,6 +708,41 @@ class SqliteStore:
         found = [s for s in self.suggestions(ids=(suggestion_id,))]
         return found[0] if found else None
 
+    def cooccurring_people(self, min_documents: int) -> list[tuple[int, int, list[tuple[int, str, str]]]]:
+        """Pairs of people mentioned together (attendees included) in at least min_documents meetings,
+        with those meetings (id, path, title and date)."""
+        rows = self.db.execute(
+            """
+            WITH present AS (
+                SELECT DISTINCT m.doc_id, m.entity_id FROM mentions m
+                JOIN entities e ON e.id = m.entity_id JOIN documents d ON d.id = m.doc_id
+                WHERE e.type = 'person' AND d.kind = 'meeting'
+            )
+            SELECT a.entity_id, b.entity_id, group_concat(a.doc_id) FROM present a
+            JOIN present b ON b.doc_id = a.doc_id AND a.entity_id < b.entity_id
+            GROUP BY a.entity_id, b.entity_id HAVING count(*) >= ?
+            """, (min_documents,)).fetchall()
+        docs = {r[0]: (r[0], r[1], f"{r[2]} ({r[3]})" if r[3] else r[2])
+                for r in self.db.execute("SELECT id, path, title, date FROM documents WHERE kind = 'meeting'")}
+        return [(a, b, [docs[int(d)] for d in ids.split(",")]) for a, b, ids in rows]
+
+    def replace_cooccurrence(self, pairs: list[tuple[int, int, list[tuple[int, str, str]]]], now: str) -> None:
+        """Co-occurrence suggestions (collaborates-with, auto-low) become exactly pairs."""
+        db = self.db
+        db.execute("DELETE FROM suggestion_evidence WHERE suggestion_id IN"
+                   " (SELECT id FROM suggestions WHERE rule = 'co-occurrence')")
+        for a, b, meetings in pairs:
+            db.execute("INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
+                       " VALUES (?, ?, 'collaborates-with', 'auto-low', 'co-occurrence', ?)"
+                       " ON CONFLICT (source_id, target_id, type) DO NOTHING", (a, b, now))
+            db.executemany(
+                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, doc_id, doc_path, start, end, sentence)"
+                " SELECT id, ?, ?, 0, 0, ? FROM suggestions WHERE source_id = ? AND target_id = ?"
+                " AND type = 'collaborates-with'",
+                [(doc_id, path, f"together in {title}", a, b) for doc_id, path, title in meetings])
+        db.execute("DELETE FROM suggestions WHERE status = 'pending' AND NOT EXISTS"
+                   " (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = suggestions.id)")
+
     def suggestion_evidence(self, suggestion_id: int) -> list[dict]:
         rows = self.db.execute("SELECT doc_id, doc_path, start, end, sentence FROM suggestion_evidence"
                                " WHERE suggestion_id = ? ORDER BY doc_path, start", (suggestion_id,))
