@@ -145,6 +145,16 @@ class FrontmatterRelation:
 
 
 @dataclass(frozen=True)
+class LlmConfig:
+    """[extract.llm]: an OpenAI-compatible chat completions endpoint for the optional LLM extractor."""
+
+    url: str
+    model: str
+    api_key_env: str | None = None
+    timeout_s: float = 30.0
+
+
+@dataclass(frozen=True)
 class Config:
     ignore: tuple[str, ...] = ()
     extensions: tuple[str, ...] = (".md", ".markdown", ".txt")
@@ -160,6 +170,7 @@ class Config:
     frontmatter_relations: tuple[FrontmatterRelation, ...] = ()
     extract_patterns: bool = True  # run the pattern rules during `kbg index` (suggestions)
     cooccurrence: int = 3  # people together in this many meetings may collaborate (0: off)
+    llm: LlmConfig | None = None  # the optional LLM extractor; off unless configured
 
 
 def load_config(vault_root: Path) -> Config:
@@ -179,7 +190,7 @@ _KNOWN_KEYS = {
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages"},
     "relations": {"types", "create_pages", "frontmatter"},
-    "extract": {"patterns", "cooccurrence"},
+    "extract": {"patterns", "cooccurrence", "llm"},
 }
 
 
@@ -244,6 +255,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         create_pages=create_pages,
         extract_patterns=_flag(_table(raw, "extract", source), "patterns", True, source),
         cooccurrence=_count(_table(raw, "extract", source), "cooccurrence", 3, source),
+        llm=_llm(_table(raw, "extract", source).get("llm"), source),
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
         frontmatter_relations=tuple(
             _frontmatter_relation(key, spec, entity_types, vocabulary, source)
@@ -257,6 +269,26 @@ def _flag(table: dict, key: str, default: bool, source: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{source}: {key} must be true or false, got {value!r}")
     return value
+
+
+def _llm(raw: object, source: str) -> LlmConfig | None:
+    if raw is None:
+        return None
+    where = f"{source}: [extract.llm]"
+    if not isinstance(raw, dict) or set(raw) - {"url", "model", "api_key_env", "timeout"}:
+        raise ConfigError(f"{where} takes url, model, api_key_env and timeout")
+    url, model = raw.get("url"), raw.get("model")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}: url must be an http(s) address of a chat completions endpoint")
+    if not isinstance(model, str) or not model:
+        raise ConfigError(f"{where}: model must be a model name")
+    timeout = raw.get("timeout", 30)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise ConfigError(f"{where}: timeout must be a positive number of seconds")
+    key_env = raw.get("api_key_env")
+    if key_env is not None and not isinstance(key_env, str):
+        raise ConfigError(f"{where}: api_key_env must be the name of an environment variable")
+    return LlmConfig(url, model, key_env, float(timeout))
 
 
 def _count(table: dict, key: str, default: int, source: str) -> int:

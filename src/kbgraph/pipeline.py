@@ -319,7 +319,7 @@ def _parallel_map(fn, items, total: int):
 def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int, extracted) -> tuple[int, list]:
     run.ambiguous_mentions += ambiguous
     run.mentions_scanned += 1
-    if extracted[1] or run.config.extract_patterns:
+    if extracted[1] or run.config.extract_patterns or run.config.llm is not None:
         run.extracted[doc_id] = extracted
     return doc_id, found
 

@@ -84,9 +84,29 @@ def extract_stage(run) -> None:
     ran the rules while they had each document in hand; run.extracted holds what they found)."""
     store = run.store
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if run.config.llm is not None:
+        _add_llm_suggestions(run)
     with store.transaction():
         for doc_id, (path, found) in sorted(run.extracted.items()):
             store.replace_suggestion_evidence(doc_id, path, found, now)
+
+
+def _add_llm_suggestions(run) -> None:
+    """Ask the configured model about each re-read document; report what it got wrong, per section."""
+    from ..model import Problem
+    from .llm import LlmUnavailable, extract_document
+
+    names = {e.id: (e.name, e.type) for e in run.store.list_entities()}
+    for doc_id, (path, found) in sorted(run.extracted.items()):
+        try:
+            suggested, problems = extract_document(run.config.llm, run.store, run.config.vocabulary, doc_id, path,
+                                                   names)
+        except LlmUnavailable as exc:
+            run.problems.append(Problem("kbgraph.toml", f"LLM extractor skipped: {exc}", "warning"))
+            return
+        found.extend(suggested)
+        run.problems.extend(Problem(f"{path}:{line}", f"LLM extractor: {message}", "warning")
+                            for line, message in problems)
 
 
 def cooccurrence_stage(run) -> None:
