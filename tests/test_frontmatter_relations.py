@@ -177,3 +177,13 @@ def test_a_name_used_with_two_types_by_references_stays_two_entities(kep_vault):
     report = index_vault(kep_vault)
     assert report.warnings == 0, report.problems
     assert relations(kep_vault, "KEP-778")["relations"][0]["target"] == "sig-cli"
+
+
+def test_odd_frontmatter_values_neither_crash_nor_vanish(kep_vault):
+    (kep_vault / "kep-0900.md").write_text("---\ntitle: Odd\nkep-number: '²'\nreplaces: /keps/sig-x/0555-apply\n"
+                                          "see-also: 555\nowning-sig: {nested: value}\n---\n")
+    report = index_vault(kep_vault)
+    assert report.errors == 0
+    odd = json.loads(run_kbg("entity", "find", "Odd", "--vault", str(kep_vault), "--json").stdout)["entity"]
+    rels = {(r["type"], r["target"]) for r in relations(kep_vault, odd["name"])["relations"]}
+    assert ("replaces", "KEP-555") in rels

@@ -78,11 +78,18 @@ def test_a_sentence_that_is_edited_away_drops_its_pending_suggestion(svault):
 
 
 def test_accepting_after_the_document_is_gone_keeps_the_sentence(svault):
-    suggestion = pending(svault)[("Sam Ortiz", "reports-to", "Lena Fischer")]
+    suggestion = pending(svault)[("Arjun Mehta", "contributes-to", "Auth Service")]
+    (svault / suggestion["source_doc"]).unlink()  # the meeting note, gone between suggestion and acceptance
+    result = kbg(svault, "entity", "accept", str(suggestion["id"]))
+    assert "gone" in result["note"] and result["evidence"][0]["sentence"].startswith("- Arjun to ")
+    assert result["relation"]["source_doc"] == "people/arjun-mehta.md", "the page line is what states it now"
+
+
+def test_a_deleted_document_takes_its_pending_suggestions_with_it(svault):
+    suggestion = pending(svault)[("Arjun Mehta", "contributes-to", "Auth Service")]
     (svault / suggestion["source_doc"]).unlink()
     index_vault(svault)
-    result = kbg(svault, "entity", "accept", str(suggestion["id"]))
-    assert "gone" in result["note"] and result["evidence"][0]["sentence"].startswith("Sam reports to")
+    assert ("Arjun Mehta", "contributes-to", "Auth Service") not in pending(svault)
 
 
 @pytest.mark.parametrize("args, message", [

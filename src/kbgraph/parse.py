@@ -134,7 +134,7 @@ def _render(template: str, frontmatter: dict) -> str | None:
         if text is None:
             missing = True
             return ""
-        return str(int(text)) if match.group(2) == ":int" and text.isdigit() else text
+        return str(int(text)) if match.group(2) == ":int" and text.isascii() and text.isdecimal() else text
 
     rendered = re.sub(r"\{([^{}:]+)(:int)?\}", value, template).strip()
     return None if missing or not rendered else rendered
@@ -155,17 +155,20 @@ def frontmatter_relations(text: str, frontmatter: dict, page: EntityDecl, config
             line_type = mapping.type
         else:
             line_type = normal.type.name if normal.swapped else normal.type.inverse
-        for ordinal, raw in enumerate(as_name_list(frontmatter[mapping.key])):
+        values = frontmatter[mapping.key]
+        if isinstance(values, (int, float, str)) and not isinstance(values, bool):
+            values = [values]  # "replaces: 42" is one value, as "replaces: [42]" is
+        for ordinal, raw in enumerate(as_name_list(values)):
             value = raw.strip().strip(mapping.strip).strip() if mapping.strip else raw.strip()
             if not value or value.casefold() in mapping.ignore:
                 continue
             if mapping.pattern:
                 found = re.search(mapping.pattern, value)
-                if not found:
+                if not found or not found.group(1):
                     continue
                 value = found.group(1)
-            name = mapping.name.replace("{int}", str(int(value)) if value.isdigit() else value).replace(
-                "{value}", value)
+            number = str(int(value)) if value.isascii() and value.isdecimal() else value
+            name = mapping.name.replace("{int}", number).replace("{value}", value)
             out.append(PageRelationLine(key_line, line_type, name, source=f"frontmatter:{mapping.key}",
                                         ordinal=ordinal + 1))
     return out

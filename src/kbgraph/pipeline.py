@@ -319,15 +319,23 @@ def _parallel_map(fn, items, total: int):
 def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int, extracted) -> tuple[int, list]:
     run.ambiguous_mentions += ambiguous
     run.mentions_scanned += 1
-    if extracted[1] or run.config.extract_patterns or run.config.llm is not None:
-        run.extracted[doc_id] = extracted
+    run.extracted[doc_id] = extracted
     return doc_id, found
 
 
 def _write_mentions(run: IndexRun, batch) -> None:
-    if batch:
-        with run.store.transaction():
-            run.store.replace_mentions(batch)
+    """Mentions and the pattern suggestions found with them, in one transaction: a document marked
+    scanned always has its suggestions."""
+    if not batch:
+        return
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with run.store.transaction():
+        run.store.replace_mentions(batch)
+        for doc_id, _ in batch:
+            if doc_id in run.extracted and run.config.extract_patterns:
+                path, found = run.extracted[doc_id]
+                run.store.replace_suggestion_evidence(doc_id, path, found, now)
+        run.store.drop_unstated_suggestions()
 
 
 def _drain_in_batches(run: IndexRun, stage: str, total: int, items, write) -> None:
@@ -422,7 +430,7 @@ def _is_line_problem(path: str) -> bool:
 
 
 def _extract_stage(run: IndexRun) -> None:
-    if run.extracted:
+    if run.extracted and run.config.llm is not None:
         from .extract.stage import extract_stage
 
         extract_stage(run)

@@ -26,7 +26,9 @@ def accept(ws, suggestion_id: int) -> dict:
     store = ws.store
     suggestion = _pending(store, suggestion_id)
     evidence = store.suggestion_evidence(suggestion_id)
-    doc = next((store.get_document(doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None), None)
+    # The note may have changed or gone since the suggestion was made: keep only evidence still on disk.
+    docs = (store.get_document(doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
+    doc = next((d for d in docs if d is not None and (ws.root / d["path"]).is_file()), None)
     relation = relate_entities(ws, store.get_entity(suggestion["source_id"]), suggestion["type"],
                                store.get_entity(suggestion["target_id"]), None, doc, None, False,
                                suggestion["confidence"])

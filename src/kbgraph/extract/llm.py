@@ -9,6 +9,7 @@ suggestion like the pattern rules' ones.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -33,6 +34,9 @@ RESPONSE_SCHEMA = {
     },
     "required": ["relations"],
 }
+
+
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
 
 class LlmUnavailable(Exception):
@@ -68,11 +72,14 @@ def call(config: LlmConfig, body: dict) -> str:
     request = urllib.request.Request(config.url, json.dumps(body).encode(), headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=config.timeout_s) as response:
-            payload = json.loads(response.read().decode("utf-8"))
+            raw = response.read(MAX_RESPONSE_BYTES + 1)
+        if len(raw) > MAX_RESPONSE_BYTES:
+            raise LlmUnavailable(f"{config.url} answered with more than {MAX_RESPONSE_BYTES // 1024} KB")
+        payload = json.loads(raw.decode("utf-8"))
     except urllib.error.HTTPError as exc:
         raise LlmUnavailable(f"HTTP {exc.code} from {config.url}") from None
-    except (urllib.error.URLError, OSError, TimeoutError) as exc:
-        raise LlmUnavailable(f"cannot reach {config.url}: {getattr(exc, 'reason', exc)}") from None
+    except (urllib.error.URLError, http.client.HTTPException, OSError, TimeoutError) as exc:
+        raise LlmUnavailable(f"cannot reach {config.url}: {getattr(exc, 'reason', exc)!s:.120}") from None
     except (ValueError, UnicodeDecodeError):
         raise LlmUnavailable(f"{config.url} did not answer with JSON") from None
     try:

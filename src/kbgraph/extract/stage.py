@@ -80,31 +80,24 @@ def _action_items(text: str, chunk_start: int, in_chunk, types: dict[int, str], 
 
 
 def extract_stage(run) -> None:
-    """Store the suggestions found in the documents this run scanned (the mentions stage's workers
-    ran the rules while they had each document in hand; run.extracted holds what they found)."""
-    store = run.store
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if run.config.llm is not None:
-        _add_llm_suggestions(run)
-    with store.transaction():
-        for doc_id, (path, found) in sorted(run.extracted.items()):
-            store.replace_suggestion_evidence(doc_id, path, found, now)
-
-
-def _add_llm_suggestions(run) -> None:
-    """Ask the configured model about each re-read document; report what it got wrong, per section."""
+    """Ask the configured LLM about the documents this run re-read (pattern suggestions were stored
+    with their mentions). Each document's LLM evidence is replaced only when the model answered for it."""
     from ..model import Problem
     from .llm import LlmUnavailable, extract_document
 
-    names = {e.id: (e.name, e.type) for e in run.store.list_entities()}
-    for doc_id, (path, found) in sorted(run.extracted.items()):
+    store = run.store
+    names = {e.id: (e.name, e.type) for e in store.list_entities()}
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    for doc_id, (path, _) in sorted(run.extracted.items()):
         try:
-            suggested, problems = extract_document(run.config.llm, run.store, run.config.vocabulary, doc_id, path,
+            suggested, problems = extract_document(run.config.llm, store, run.config.vocabulary, doc_id, path,
                                                    names)
         except LlmUnavailable as exc:
             run.problems.append(Problem("kbgraph.toml", f"LLM extractor skipped: {exc}", "warning"))
-            return
-        found.extend(suggested)
+            return  # what the model said before stays
+        with store.transaction():
+            store.replace_suggestion_evidence(doc_id, path, suggested, now, kind="llm")
+            store.drop_unstated_suggestions()
         run.problems.extend(Problem(f"{path}:{line}", f"LLM extractor: {message}", "warning")
                             for line, message in problems)
 

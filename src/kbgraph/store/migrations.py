@@ -315,16 +315,19 @@ def m007_suggestions(db: sqlite3.Connection) -> None:
         CREATE INDEX suggestions_status ON suggestions (status);
 
         -- Each sentence that states it: the evidence, and how many times it was seen (strength).
+        -- kind: which extractor saw it ('pattern', 'llm', 'cooccurrence'); each replaces only its own.
         CREATE TABLE suggestion_evidence (
             suggestion_id INTEGER NOT NULL REFERENCES suggestions (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
             doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
             doc_path TEXT NOT NULL,
             start INTEGER NOT NULL,
             end INTEGER NOT NULL,
             sentence TEXT NOT NULL,
-            PRIMARY KEY (suggestion_id, doc_path, start)
+            PRIMARY KEY (suggestion_id, kind, doc_path, start)
         ) STRICT;
         CREATE INDEX suggestion_evidence_doc ON suggestion_evidence (doc_id);
+        CREATE INDEX suggestion_evidence_path ON suggestion_evidence (doc_path, kind);
         """,
     )
 

@@ -162,6 +162,10 @@ class SqliteStore:
         self.db.execute("UPDATE documents SET size = ?, mtime = ? WHERE id = ?", (size, mtime, doc_id))
 
     def delete_document(self, doc_id: int) -> None:
+        # What only this document said is no longer said; decided suggestions keep their sentences.
+        self.db.execute("DELETE FROM suggestion_evidence WHERE doc_id = ? AND suggestion_id IN"
+                        " (SELECT id FROM suggestions WHERE status = 'pending')", (doc_id,))
+        self.drop_unstated_suggestions()
         self._clear_document_content(doc_id)
         self.db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
@@ -655,11 +659,13 @@ class SqliteStore:
             " AND start IS NOT NULL ORDER BY start", (doc_id,)).fetchall()
         return chunks, mentions
 
-    def replace_suggestion_evidence(self, doc_id: int, doc_path: str, found: list[dict], now: str) -> None:
-        """Make doc's evidence equal to found (dicts: source_id, target_id, type, confidence, rule, start,
-        end, sentence); pending suggestions nothing states any more are dropped."""
+    def replace_suggestion_evidence(self, doc_id: int, doc_path: str, found: list[dict], now: str,
+                                    kind: str = "pattern") -> None:
+        """Make doc's evidence of one kind equal to found (dicts: source_id, target_id, type, confidence,
+        rule, start, end, sentence). Call drop_unstated_suggestions() once afterwards."""
         db = self.db
-        db.execute("DELETE FROM suggestion_evidence WHERE doc_id = ? OR doc_path = ?", (doc_id, doc_path))
+        db.execute("DELETE FROM suggestion_evidence WHERE doc_id = ? AND kind = ?", (doc_id, kind))
+        db.execute("DELETE FROM suggestion_evidence WHERE doc_path = ? AND kind = ?", (doc_path, kind))
         for f in found:
             db.execute(
                 "INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
@@ -667,12 +673,16 @@ class SqliteStore:
                 (f["source_id"], f["target_id"], f["type"], f["confidence"], f["rule"], now),
             )
             db.execute(
-                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, doc_id, doc_path, start, end, sentence)"
-                " SELECT id, ?, ?, ?, ?, ? FROM suggestions WHERE source_id = ? AND target_id = ? AND type = ?",
-                (doc_id, doc_path, f["start"], f["end"], f["sentence"], f["source_id"], f["target_id"], f["type"]),
+                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, end, sentence)"
+                " SELECT id, ?, ?, ?, ?, ?, ? FROM suggestions WHERE source_id = ? AND target_id = ? AND type = ?",
+                (kind, doc_id, doc_path, f["start"], f["end"], f["sentence"], f["source_id"], f["target_id"],
+                 f["type"]),
             )
-        db.execute("DELETE FROM suggestions WHERE status = 'pending' AND NOT EXISTS"
-                   " (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = suggestions.id)")
+
+    def drop_unstated_suggestions(self) -> None:
+        """Pending suggestions that no evidence states any more are dropped (decided ones are kept)."""
+        self.db.execute("DELETE FROM suggestions WHERE status = 'pending' AND NOT EXISTS"
+                        " (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = suggestions.id)")
 
     def suggestions(self, status: str | None = None, doc_path: str | None = None,
                     confidence: tuple[str, ...] = ("auto-high", "auto-low"), ids: tuple[int, ...] = ()) -> list[dict]:
@@ -729,19 +739,17 @@ class SqliteStore:
     def replace_cooccurrence(self, pairs: list[tuple[int, int, list[tuple[int, str, str]]]], now: str) -> None:
         """Co-occurrence suggestions (collaborates-with, auto-low) become exactly pairs."""
         db = self.db
-        db.execute("DELETE FROM suggestion_evidence WHERE suggestion_id IN"
-                   " (SELECT id FROM suggestions WHERE rule = 'co-occurrence')")
+        db.execute("DELETE FROM suggestion_evidence WHERE kind = 'cooccurrence'")
         for a, b, meetings in pairs:
             db.execute("INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
                        " VALUES (?, ?, 'collaborates-with', 'auto-low', 'co-occurrence', ?)"
                        " ON CONFLICT (source_id, target_id, type) DO NOTHING", (a, b, now))
             db.executemany(
-                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, doc_id, doc_path, start, end, sentence)"
-                " SELECT id, ?, ?, 0, 0, ? FROM suggestions WHERE source_id = ? AND target_id = ?"
+                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, end, sentence)"
+                " SELECT id, 'cooccurrence', ?, ?, 0, 0, ? FROM suggestions WHERE source_id = ? AND target_id = ?"
                 " AND type = 'collaborates-with'",
                 [(doc_id, path, f"together in {title}", a, b) for doc_id, path, title in meetings])
-        db.execute("DELETE FROM suggestions WHERE status = 'pending' AND NOT EXISTS"
-                   " (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = suggestions.id)")
+        self.drop_unstated_suggestions()
 
     def suggestion_evidence(self, suggestion_id: int) -> list[dict]:
         rows = self.db.execute("SELECT doc_id, doc_path, start, end, sentence FROM suggestion_evidence"
