@@ -437,7 +437,9 @@ def _extract_stage(run: IndexRun) -> None:
 
 
 def _cooccurrence_stage(run: IndexRun) -> None:
-    if run.changed or run.mentions_scanned or run.full:
+    # Only meetings count: recompute when one was re-read or anything was removed.
+    meetings_changed = run.full or run.deleted or run.store.count_meetings(list(run.extracted))
+    if meetings_changed:
         from .extract.stage import cooccurrence_stage
 
         cooccurrence_stage(run)

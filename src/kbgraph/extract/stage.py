@@ -105,8 +105,6 @@ def extract_stage(run) -> None:
 def cooccurrence_stage(run) -> None:
     """People seen together in at least N meetings (kbgraph.toml [extract] cooccurrence, default 3)
     may collaborate: a low-confidence suggestion whose evidence is the list of meetings."""
-    if not (run.changed or run.mentions_scanned or run.full):
-        return
     store = run.store
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     minimum = run.config.cooccurrence

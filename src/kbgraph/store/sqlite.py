@@ -718,6 +718,13 @@ class SqliteStore:
         found = [s for s in self.suggestions(ids=(suggestion_id,))]
         return found[0] if found else None
 
+    def count_meetings(self, doc_ids: list[int]) -> int:
+        if not doc_ids:
+            return 0
+        marks = ",".join("?" * len(doc_ids))
+        return self.db.execute(f"SELECT count(*) FROM documents WHERE kind = 'meeting' AND id IN ({marks})",
+                               doc_ids).fetchone()[0]
+
     def cooccurring_people(self, min_documents: int) -> list[tuple[int, int, list[tuple[int, str, str]]]]:
         """Pairs of people mentioned together (attendees included) in at least min_documents meetings,
         with those meetings (id, path, title and date)."""
