@@ -113,3 +113,19 @@ def fast(n: int):
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture],
     )
+
+
+@pytest.fixture
+def indexed_vault(vault: Path) -> Path:
+    """A fresh copy of the sample vault, indexed through the CLI."""
+    assert run_kbg("index", "--vault", str(vault)).returncode == 0
+    return vault
+
+
+def kbg(vault: Path, *args: str, code: int = 0):
+    """`kbg ARGS --vault VAULT --json`, checked for exit code `code`; the parsed JSON (None if empty)."""
+    import json
+
+    result = run_kbg(*args, "--vault", str(vault), "--json")
+    assert result.returncode == code, (result.stdout, result.stderr)
+    return json.loads(result.stdout) if result.stdout.strip() else None

@@ -13,19 +13,12 @@ import yaml
 
 from kbgraph.pipeline import index_vault
 
-from .conftest import run_kbg, tree_digest
+from .conftest import kbg, run_kbg, tree_digest
 
 
 @pytest.fixture
-def rvault(vault):
-    assert run_kbg("index", "--vault", str(vault)).returncode == 0
-    return vault
-
-
-def kbg(vault, *args, code=0):
-    result = run_kbg(*args, "--vault", str(vault), "--json")
-    assert result.returncode == code, (result.stdout, result.stderr)
-    return json.loads(result.stdout) if result.stdout.strip() else None
+def rvault(indexed_vault):
+    return indexed_vault
 
 
 def kbg_error(vault, *args) -> str:

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from kbgraph.pipeline import index_vault
 
-from .conftest import run_kbg
+from .conftest import kbg, run_kbg
 
 
 @pytest.fixture
-def svault(vault):
-    assert run_kbg("index", "--vault", str(vault)).returncode == 0
-    return vault
-
-
-def kbg(vault, *args, code=0):
-    result = run_kbg(*args, "--vault", str(vault), "--json")
-    assert result.returncode == code, (result.stdout, result.stderr)
-    return json.loads(result.stdout)
+def svault(indexed_vault):
+    return indexed_vault
 
 
 def pending(vault) -> dict[tuple[str, str, str], dict]:
