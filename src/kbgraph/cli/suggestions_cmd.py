@@ -15,7 +15,7 @@ _COLUMNS = [("id", "Id"), ("source", "Source"), ("type", "Type"), ("target", "Ta
 
 
 def register(group: click.Group) -> None:
-    for command in (suggest_relations, suggestions, accept, reject):
+    for command in (suggest_relations, suggestions, accept, reject, candidates):
         group.add_command(command)
 
 
@@ -128,3 +128,26 @@ def reject(suggestion_id, vault, as_json) -> None:
         print_json(result)
         return
     print(f"rejected #{suggestion_id}")
+
+
+@click.command("candidates")
+@click.option("--type", "entity_type", default=None, metavar="TYPE", help="Only candidates of this entity type.")
+@click.option("--min-count", default=2, show_default=True, type=click.IntRange(min=1),
+              help="Seen at least this many times.")
+@click.option("--limit", "-n", default=100, show_default=True, type=click.IntRange(min=0), help="Rows (0: all).")
+@vault_option
+@list_options
+def candidates(entity_type, min_count, limit, vault, as_json, fmt, fields) -> None:
+    """Names the notes use that are not entities yet (handles, issue keys, technologies, people named in
+    context, CamelCase, code, paths, URLs), each with the rule that found it; give the real ones a page."""
+    from ..extract.candidates import collect
+    from .output import emit_rows, resolve_format
+
+    fmt = resolve_format(fmt, as_json)
+    with open_workspace(vault) as ws:
+        rows = collect(ws.store, entity_type, min_count, limit or None)
+    emit_rows(rows, fmt, fields, {"count": len(rows)}, "candidates",
+              [("surface", "Name"), ("type", "Type"), ("rule", "Rule"), ("count", "Seen"),
+               ("documents", "Docs"), ("example", "Example")],
+              row_keys=("surface", "type", "rule", "count", "documents", "example"),
+              empty_message="no candidates: every name the rules find is an entity already")

@@ -718,6 +718,11 @@ class SqliteStore:
         found = [s for s in self.suggestions(ids=(suggestion_id,))]
         return found[0] if found else None
 
+    def all_chunk_texts(self):
+        """(document path, chunk text) of every chunk, streamed."""
+        return self.db.execute("SELECT d.path, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+                               " ORDER BY d.path, c.ordinal")
+
     def count_meetings(self, doc_ids: list[int]) -> int:
         if not doc_ids:
             return 0

@@ -1,0 +1,95 @@
+"""Candidate entities: names the notes use that kbgraph does not know yet, each with the rule that found it.
+
+Pure pattern rules over text. Nothing here creates an entity: `kbg entity candidates` lists what the
+rules find, most frequent first, so a person can give the real ones a page (or `relate --create`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A short list of widely used technologies, matched as whole words in any case.
+TECHNOLOGIES = (
+    "Airflow", "Ansible", "Apache Spark", "BigQuery", "Cassandra", "ClickHouse", "Consul", "CouchDB", "Datadog",
+    "Django", "Docker", "DynamoDB", "Elasticsearch", "Envoy", "etcd", "FastAPI", "Flask", "Flink", "GitHub Actions",
+    "GitLab", "gRPC", "Grafana", "GraphQL", "Hadoop", "Helm", "Istio", "Jaeger", "Jenkins", "Kafka", "Kibana",
+    "Kotlin", "Kubernetes", "Linkerd", "Memcached", "MongoDB", "MySQL", "Nginx", "Node.js", "Nomad", "OpenSearch",
+    "OpenTelemetry", "PostgreSQL", "Prometheus", "Pulsar", "RabbitMQ", "React", "Redis", "Redshift", "Rust",
+    "S3", "Snowflake", "Spark", "SQLite", "Terraform", "TypeScript", "Vault", "Vue", "Zookeeper",
+)
+_TECH = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(t) for t in sorted(TECHNOLOGIES, key=len, reverse=True))
+                   + r")(?![\w-])", re.IGNORECASE)
+_CANONICAL_TECH = {t.casefold(): t for t in TECHNOLOGIES}
+
+_WORD = r"[A-Z][a-zà-ÿ]*(?:['’-][A-Z]?[a-zà-ÿ]+)*"  # Ana, Zoë, O'Brien, Jean-Luc
+_RULES = (
+    ("handle", "person", re.compile(r"(?<![\w@.])@([A-Za-z0-9][A-Za-z0-9-]{1,38})(?![\w@])")),
+    ("issue-key", "concept", re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,9}-\d{1,6})(?![\w-])")),
+    ("url", "concept", re.compile(r"(https?://[^\s<>()\[\]\"'`]+[^\s<>()\[\]\"'`.,;:!?])")),
+    ("path", "concept", re.compile(r"(?<![\w/:.])((?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")),
+    ("camel-case", "concept", re.compile(r"(?<![\w.])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?![\w.])")),
+    ("code", "concept", re.compile(r"`([A-Za-z_][\w.:/-]{1,60})`")),
+    ("name-in-context", "person", re.compile(
+        r"(?:\b(?i:with|by|from|cc|asked|told|thanks|thank|met|ping|per)[ \t]+)"
+        rf"({_WORD}(?:[ \t]+{_WORD}){{1,2}})\b"
+        rf"|\b({_WORD}(?:[ \t]+{_WORD}){{1,2}})[ \t]+"
+        r"(?:said|says|asked|agreed|suggested|mentioned|proposed|will|to\s+(?:follow|check|send|write|own))\b")),
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    surface: str
+    type: str
+    rule: str
+    start: int
+    end: int
+
+
+def find_candidates(text: str) -> list[Candidate]:
+    """Every candidate the rules find in text, in order (one per span: the first rule wins)."""
+    out: list[Candidate] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(surface: str, entity_type: str, rule: str, start: int, end: int) -> None:
+        if any(s < end and start < e for s, e in taken):
+            return
+        taken.append((start, end))
+        out.append(Candidate(surface, entity_type, rule, start, end))
+
+    for rule, entity_type, pattern in _RULES:
+        for match in pattern.finditer(text):
+            group = next(g for g in range(1, (pattern.groups or 0) + 1) if match.group(g))
+            add(match.group(group), entity_type, rule, match.start(group), match.end(group))
+    for match in _TECH.finditer(text):
+        add(_CANONICAL_TECH[match.group(1).casefold()], "technology", "technology-list", match.start(1), match.end(1))
+    return sorted(out, key=lambda c: c.start)
+
+
+def collect(store, entity_type: str | None = None, min_count: int = 2, limit: int | None = 100) -> list[dict]:
+    """Candidates across the index that name no known entity, most frequent first.
+
+    Each: surface, type, rule, count (occurrences), documents (how many), example (a document path).
+    Fenced code is read only by the `code` rule's backticks, never for names.
+    """
+    from ..markdown import parse_sections
+    from ..names import name_key
+
+    known = {name_key(name) for _, name in store.all_entity_names()}
+    seen: dict[tuple[str, str], dict] = {}
+    for doc_path, text in store.all_chunk_texts():
+        fences = parse_sections(text)[1] if ("```" in text or "~~~" in text) else []
+        for cand in find_candidates(text):
+            if entity_type and cand.type != entity_type:
+                continue
+            if any(s <= cand.start < e for s, e in fences) or name_key(cand.surface) in known:
+                continue
+            row = seen.setdefault((cand.type, name_key(cand.surface)), {
+                "surface": cand.surface, "type": cand.type, "rule": cand.rule, "count": 0, "documents": set(),
+                "example": doc_path})
+            row["count"] += 1
+            row["documents"].add(doc_path)
+    rows = [{**r, "documents": len(r["documents"])} for r in seen.values() if r["count"] >= min_count]
+    rows.sort(key=lambda r: (-r["count"], -r["documents"], r["surface"]))
+    return rows[:limit] if limit else rows
