@@ -176,3 +176,16 @@ def test_every_bad_input_at_once_through_the_cli(small_vault):
 
     problems = {p["path"]: p["severity"] for p in json.loads(status.stdout)["problems"]}
     assert problems == {"bad.md": "error", "bin.md": "error", "empty.md": "warning"}
+
+
+def test_pipeline_stages_can_be_inserted_before_and_removed(small_vault):
+    seen = []
+    pipeline = Pipeline.default().insert_before("finish", "note", lambda run: seen.append(run.indexed))
+    pipeline.remove("cooccur")
+    assert "cooccur" not in pipeline.names() and pipeline.names()[-2:] == ["note", "finish"]
+    index_vault(small_vault, pipeline=pipeline)
+    assert seen == [1]
+    from kbgraph.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="no stage named 'nope'"):
+        pipeline.remove("nope")

@@ -150,10 +150,3 @@ def _forms(spec: _Builder) -> tuple[tuple[str, str], ...]:
 
 def matcher_forms(rows: list[tuple[int, str, str]]) -> list[Form]:
     return [Form(entity_id, surface, kind) for entity_id, surface, kind in rows]
-
-
-def tier_for(mention_count: int) -> int:
-    for threshold, tier in TIER_THRESHOLDS:
-        if mention_count >= threshold:
-            return tier
-    return 1

@@ -77,9 +77,6 @@ class MentionMatcher:
             r"(?<![\w@])(?<!\w['’&+])" + _trie_pattern(self._by_first) + r"(?![\w@])(?!['’&+]\w)"
         )
 
-    def __bool__(self) -> bool:
-        return bool(self._by_first)
-
     def scan(self, text: str) -> list[tuple[int, int, str, frozenset[int]]]:
         """(start, end, surface, candidate entity ids) for each non-overlapping match, in order."""
         if not self._by_first:

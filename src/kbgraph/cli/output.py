@@ -141,11 +141,3 @@ def stderr_console():
     from rich.console import Console
 
     return Console(stderr=True)
-
-
-def fail(message: str, code: int = 1, details: list[str] | None = None) -> None:
-    """Print a one-line error (and optional detail lines) to stderr and exit."""
-    sys.stderr.write(f"error: {message}\n")
-    for line in details or []:
-        sys.stderr.write(f"  {line}\n")
-    raise SystemExit(code)

@@ -14,12 +14,6 @@ from .rules import _NEGATION as NEGATED
 from .rules import Span, extract, sentences
 
 
-def extract_document(store, vocab, doc_id: int, types: dict[int, str]) -> list[dict]:
-    """The relations the pattern rules find in one stored document."""
-    chunks, mentions = store.chunk_mentions(doc_id)
-    return extract_from_chunks(chunks, mentions, types, vocab)
-
-
 def extract_from_chunks(chunks, mentions, types: dict[int, str], vocab) -> list[dict]:
     """Relations stated in chunks (id, start, text) given mentions (entity id, chunk id, start, end)."""
     by_chunk: dict[int, list[tuple[int, int, int]]] = {}
