@@ -63,6 +63,14 @@ def view_row(row: dict, vocab: Vocabulary, entity_id: int, today: str) -> tuple[
     data = {
         "type": vocab.label(row["type"], outgoing or symmetric),
         ("target" if outgoing or symmetric else "source"): other,
+        **_details(row, today),
+    }
+    return ("relations" if outgoing or symmetric else "inverse_relations"), data
+
+
+def _details(row: dict, today: str) -> dict:
+    """What every view of a relation shows besides its ends and type."""
+    return {
         "reason": row["reason"],
         "since": (row["created_at"] or "")[:10] or None,
         "valid_until": row["valid_until"],
@@ -71,7 +79,6 @@ def view_row(row: dict, vocab: Vocabulary, entity_id: int, today: str) -> tuple[
         "strength": row["strength"],
         "expired": not is_active(row, today),
     }
-    return ("relations" if outgoing or symmetric else "inverse_relations"), data
 
 
 def entity_relations(
@@ -125,9 +132,7 @@ def relations_of_type(store, vocab: Vocabulary, type_name: str, include_expired:
         source, target = (row["target"], row["source"]) if normal.swapped else (row["source"], row["target"])
         out.append({
             "source": source, "type": type_name.strip().lower() if normal.swapped else normal.type.name,
-            "target": target, "reason": row["reason"], "since": (row["created_at"] or "")[:10] or None,
-            "valid_until": row["valid_until"], "confidence": row["confidence"], "source_doc": row["source_doc"],
-            "strength": row["strength"], "expired": not is_active(row, today),
+            "target": target, **_details(row, today),
         })
     return out
 
