@@ -7,12 +7,9 @@ permissions and line endings, and never touches the frontmatter.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from .errors import InvalidInput, StoreError
 from .vault import FrontmatterError, split_frontmatter
@@ -20,25 +17,12 @@ from .vault import FrontmatterError, split_frontmatter
 LOCK_WAIT_SECONDS = 30.0
 
 
-@contextmanager
-def write_lock(root: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+def write_lock(root: Path, wait: float = LOCK_WAIT_SECONDS):
     """A vault-wide lock for read-modify-write of pages together with the matching database change."""
-    path = Path(root) / ".kbgraph" / "write.lock"
-    path.parent.mkdir(exist_ok=True)
-    with open(path, "a+") as handle:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise StoreError("another kbgraph process is writing to this vault; try again") from None
-                time.sleep(0.02)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    from .locks import exclusive
+
+    busy = StoreError("another kbgraph process is writing to this vault; try again")
+    return exclusive(Path(root) / ".kbgraph" / "write.lock", wait, busy)
 
 
 def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> bool:

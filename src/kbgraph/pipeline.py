@@ -12,7 +12,6 @@ consistent index, and the next run completes the work.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import posixpath
 import time
@@ -539,28 +538,9 @@ def index_vault(
     )
 
 
-class _index_lock:
-    """An exclusive advisory lock on <vault>/.kbgraph/index.lock for the length of a run."""
+def _index_lock(root: Path, wait: float = 0.0):
+    """An exclusive lock on <vault>/.kbgraph/index.lock for the length of a run."""
+    from .locks import exclusive
 
-    def __init__(self, root: Path, wait: float = 0.0):
-        self.path = root / ".kbgraph" / "index.lock"
-        self.handle = None
-        self.wait = wait
-
-    def __enter__(self):
-        self.path.parent.mkdir(exist_ok=True)
-        self.handle = open(self.path, "a+")
-        deadline = time.monotonic() + self.wait
-        while True:
-            try:
-                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    self.handle.close()
-                    raise IndexLocked("another `kbg index` is running on this vault; wait for it to finish") from None
-                time.sleep(0.05)
-
-    def __exit__(self, *exc):
-        fcntl.flock(self.handle, fcntl.LOCK_UN)
-        self.handle.close()
+    busy = IndexLocked("another `kbg index` is running on this vault; wait for it to finish")
+    return exclusive(Path(root) / ".kbgraph" / "index.lock", wait, busy)
