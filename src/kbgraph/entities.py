@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .mentions import Form, derived_first_name
 from .model import EntityClaim, EntityRecord, Merge
-from .names import name_key
+from .names import name_key, page_link_keys
 
 TIER_THRESHOLDS = ((15, 3), (5, 2))  # mention count -> tier; below both, tier 1
 
@@ -69,9 +69,8 @@ def assemble_entities(
     # first name ("Zoe"), as links in prose do; resolve those before inventing a new entity.
     by_link: dict[str, list[str]] = {}
     for claim in pages:
-        stem = claim.doc_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        for spelling in (stem, claim.doc_path.rsplit(".", 1)[0]):
-            by_link.setdefault(name_key(spelling), []).append(entity_key(claim.type, claim.name))
+        for key in page_link_keys(claim.doc_path):
+            by_link.setdefault(key, []).append(entity_key(claim.type, claim.name))
         first = derived_first_name(claim.name) if claim.type == "person" else None
         if first:
             by_link.setdefault(name_key(first), []).append(entity_key(claim.type, claim.name))

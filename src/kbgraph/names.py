@@ -59,3 +59,9 @@ def as_name_list(value: object) -> list[str]:
                     out.append(cleaned)
         return out
     return []
+
+
+def page_link_keys(page_path: str) -> tuple[str, str]:
+    """The keys a [[link]] may use for a page: its file name and its vault path, both without extension."""
+    without_ext = page_path.rsplit(".", 1)[0] if "." in page_path.rsplit("/", 1)[-1] else page_path
+    return name_key(without_ext.rsplit("/", 1)[-1]), name_key(without_ext)

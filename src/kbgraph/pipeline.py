@@ -27,7 +27,7 @@ from .entities import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_fo
 from .errors import IndexLocked
 from .mentions import MentionMatcher, find_document_mentions
 from .model import IndexReport, Link, Mention, ParsedDocument, Problem
-from .names import name_key
+from .names import name_key, page_link_keys
 from .parse import parse_document
 from .store.base import DocState
 from .vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
@@ -258,11 +258,12 @@ def mentions_stage(run: IndexRun) -> None:
     if total == 0:
         return
     # Set before any worker is forked, so workers inherit it instead of receiving it pickled.
+    forms, entities = store.entity_forms(), store.list_entities()
     _SCAN_CONTEXT = (
-        MentionMatcher(matcher_forms(store.entity_forms())),
-        _link_resolver(store),
+        MentionMatcher(matcher_forms(forms)),
+        _link_resolver(forms, entities),
         _claim_entities_by_doc(store, run.assembly),
-        {e.id: e.type for e in store.list_entities()} if run.config.extract_patterns else None,
+        {e.id: e.type for e in entities} if run.config.extract_patterns else None,
         run.config.vocabulary,
     )
     results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
@@ -350,20 +351,19 @@ def _drain_in_batches(run: IndexRun, stage: str, total: int, items, write) -> No
     write(run, batch)
 
 
-def _link_resolver(store) -> Callable[[Link, str], int | None]:
+def _link_resolver(forms: list[tuple[int, str, str]], entities: list) -> Callable[[Link, str], int | None]:
     """A link -> entity id: a wikilink by unique name/alias, page path or file stem; a markdown
     link by the page it points to, relative to the linking document."""
     by_key: dict[str, set[int]] = {}
-    for entity_id, surface, kind in store.entity_forms():
+    for entity_id, surface, kind in forms:
         if kind != "first-name":
             by_key.setdefault(name_key(surface), set()).add(entity_id)
     by_stem: dict[str, set[int]] = {}
     by_path: dict[str, int] = {}
-    for entity in store.list_entities():
+    for entity in entities:
         if entity.page_path:
-            without_ext = posixpath.splitext(entity.page_path)[0]
-            by_stem.setdefault(name_key(posixpath.basename(without_ext)), set()).add(entity.id)
-            by_stem.setdefault(name_key(without_ext), set()).add(entity.id)
+            for key in page_link_keys(entity.page_path):
+                by_stem.setdefault(key, set()).add(entity.id)
             by_path[entity.page_path] = entity.id
 
     def resolve(link: Link, doc_path: str) -> int | None:

@@ -13,7 +13,7 @@ import datetime as dt
 from .errors import InvalidInput, NotFound
 from .lookup import find_entity
 from .model import Entity, Problem
-from .names import name_key
+from .names import name_key, page_link_keys
 from .vocabulary import RelationType, Vocabulary
 
 
@@ -158,9 +158,8 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
     stems: dict[str, set[int]] = {}  # a page's file name, as a [[link]] may give it
     for entity in store.list_entities():
         if entity.page_path:
-            without_ext = entity.page_path.rsplit(".", 1)[0]
-            for spelling in (without_ext, without_ext.rsplit("/", 1)[-1]):
-                stems.setdefault(name_key(spelling), set()).add(entity.id)
+            for key in page_link_keys(entity.page_path):
+                stems.setdefault(key, set()).add(entity.id)
     for line in store.page_relation_lines():
         where = f"{line['path']}:{line['line']}"
         if line["problem"]:
