@@ -155,11 +155,7 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
     pages = store.page_entity_ids()
     desired: dict[tuple[int, int, str], list[dict]] = {}
     problems: list[Problem] = []
-    stems: dict[str, set[int]] = {}  # a page's file name, as a [[link]] may give it
-    for entity in store.list_entities():
-        if entity.page_path:
-            for key in page_link_keys(entity.page_path):
-                stems.setdefault(key, set()).add(entity.id)
+    stems: dict[str, set[int]] = {}  # a page's file name, as a [[link]] may give it; built when first needed
     for line in store.page_relation_lines():
         where = f"{line['path']}:{line['line']}"
         if line["problem"]:
@@ -205,6 +201,10 @@ def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: d
     except Ambiguous as exc:
         raise InvalidInput(f"{exc}; write the full name in [[...]]") from None
     except NotFound:
+        if not stems:
+            for entity in store.list_entities():
+                for key in page_link_keys(entity.page_path) if entity.page_path else ():
+                    stems.setdefault(key, set()).add(entity.id)
         by_file = stems.get(name_key(line["target"]), set())
         if len(by_file) != 1:
             raise
