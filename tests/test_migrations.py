@@ -27,6 +27,28 @@ def test_upgrading_an_index_keeps_its_page_relation_lines(tmp_path, monkeypatch)
     upgraded.close()
 
 
+def test_upgrading_keeps_suggestions_their_decisions_and_evidence(tmp_path, monkeypatch):
+    path = str(tmp_path / "index.db")
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:7])  # an index from before m008
+    old = SqliteStore.open(path)
+    old.db.execute("INSERT INTO entities (id, type, name, key, created_at, updated_at) VALUES"
+                   " (1, 'person', 'A', 'person:a', 'now', 'now'),"
+                   " (2, 'person', 'B', 'person:b', 'now', 'now')")
+    old.db.execute("INSERT INTO suggestions (source_id, target_id, type, confidence, rule, status, created_at)"
+                   " VALUES (1, 2, 'reports-to', 'auto-high', 'reports-to', 'rejected', 'now')")
+    old.db.execute("INSERT INTO suggestion_evidence VALUES (1, 'pattern', NULL, 'n.md', 0, 5, 'A reports to B')")
+    old.close()
+    monkeypatch.undo()
+
+    upgraded = SqliteStore.open(path)
+    (row,) = upgraded.suggestions("rejected")
+    assert (row["source"], row["target"], row["new_source"], row["evidence"]) == ("A", "B", False, "A reports to B")
+    assert upgraded.db.execute("PRAGMA foreign_key_check").fetchall() == []
+    upgraded.db.execute("DELETE FROM suggestions")  # the evidence still cascades with its suggestion
+    assert upgraded.db.execute("SELECT count(*) FROM suggestion_evidence").fetchone()[0] == 0
+    upgraded.close()
+
+
 def test_an_index_from_a_newer_kbgraph_is_refused(tmp_path):
     import pytest
 

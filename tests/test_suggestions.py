@@ -123,12 +123,63 @@ def test_an_action_item_on_a_project_suggests_a_contribution(svault):
 def test_no_suggestions_from_code_blocks_tables_or_other_languages(svault):
     note = svault / "notes/odd.md"
     note.write_text(
-        "# Odd\n\n```\nProject Atlas depends on Kafka\n```\n\n"
-        "| from | to |\n|---|---|\n| Project Atlas depends on Kafka | x |\n\n"
-        "Project Atlas hängt von Kafka ab.\n\n"
-        + "Because " + "the schedule slipped and " * 400 + "Project Atlas depends on Kafka.\n"
+        "# Odd\n\n```\nProject Atlas depends on ClickHouse\n```\n\n"
+        "| from | to |\n|---|---|\n| Project Atlas depends on ClickHouse | x |\n\n"
+        "Project Atlas hängt von ClickHouse ab.\n\n"
+        + "Because " + "the schedule slipped and " * 400 + "Project Atlas depends on ClickHouse.\n"
     )
     index_vault(svault)
     found = kbg(svault, "entity", "suggest-relations", "--from-doc", "notes/odd.md")["pending"]
-    assert [(s["source"], s["type"], s["target"]) for s in found] == [("Project Atlas", "depends-on", "Kafka")]
-    assert found[0]["evidence"].endswith("Project Atlas depends on Kafka.")
+    assert [(s["source"], s["type"], s["target"]) for s in found] == [("Project Atlas", "depends-on", "ClickHouse")]
+    assert found[0]["evidence"].endswith("Project Atlas depends on ClickHouse.")
+
+
+def test_a_technology_not_known_yet_can_end_a_suggestion_and_is_created_on_accept(svault):
+    note = svault / "notes/stack.md"
+    note.write_text("# Stack\n\nProject Atlas uses ClickHouse for its event log. @dana-k reports to Ana Lima.\n")
+    index_vault(svault)
+    found = pending(svault)
+    kafka = found[("Project Atlas", "uses", "ClickHouse")]
+    assert (kafka["new_target"], kafka["target_type"], kafka["target_id"]) == (True, "technology", None)
+    handle = found[("@dana-k", "reports-to", "Ana Lima")]
+    assert (handle["new_source"], handle["source_type"]) == (True, "person")
+    assert kbg(svault, "entity", "find", "ClickHouse", code=1)  # nothing is created before the user says so
+
+    result = kbg(svault, "entity", "accept", str(kafka["id"]))
+    assert result["created"] == ["ClickHouse"]
+    assert kbg(svault, "entity", "find", "ClickHouse")["entity"]["type"] == "technology"
+    index_vault(svault, full=True)
+    uses = kbg(svault, "entity", "relations", "Project Atlas", "--type", "uses")["relations"]
+    assert [(r["target"], r["confidence"]) for r in uses] == [("ClickHouse", "auto-high")]
+    accepted = {(s["source"], s["target"]) for s in kbg(svault, "entity", "suggestions", "--status", "accepted")
+                ["suggestions"]}
+    assert ("Project Atlas", "ClickHouse") in accepted
+    assert ("Project Atlas", "uses", "ClickHouse") not in pending(svault)
+
+
+def test_a_rejected_new_end_stays_rejected_and_creates_nothing(svault):
+    (svault / "notes/stack.md").write_text("# Stack\n\nProject Atlas uses ClickHouse.\n")
+    index_vault(svault)
+    kafka = pending(svault)[("Project Atlas", "uses", "ClickHouse")]
+    kbg(svault, "entity", "reject", str(kafka["id"]))
+    index_vault(svault, full=True)
+    assert ("Project Atlas", "uses", "ClickHouse") not in pending(svault)
+    assert kbg(svault, "entity", "find", "ClickHouse", code=1)
+
+
+def test_extraction_runs_on_demand_for_the_documents_named(vault):
+    config = vault / "kbgraph.toml"
+    original = config.read_text()
+    config.write_text(original + "\n[extract]\npatterns = false\ncooccurrence = 0\n")
+    index_vault(vault)
+    config.write_text(original)  # turned back on: an index run alone re-reads nothing
+    index_vault(vault)
+    assert kbg(vault, "entity", "suggest-relations")["pending"] == []
+
+    one = kbg(vault, "entity", "extract", "people/arjun-mehta.md")
+    assert one["documents"] == 1
+    assert {(s["source"], s["type"], s["target"]) for s in one["pending"]} == {
+        ("Arjun Mehta", "leads", "Auth Service"), ("Project Atlas", "depends-on", "Auth Service")}
+    everything = kbg(vault, "entity", "extract")
+    assert len(everything["pending"]) > len(one["pending"])
+    assert "not in the index" in kbg(vault, "entity", "extract", "nope.md", code=1)["error"]

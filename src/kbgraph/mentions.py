@@ -186,9 +186,16 @@ def _tokens_match(folded: str, tokens, i: int, entry: _Entry) -> bool:
         if tokens[i + k][2] != entry.tokens[k]:
             return False
         gap = folded[tokens[i + k - 1][1] : tokens[i + k][0]]
-        if gap.strip() != entry.gaps[k - 1] or "\n\n" in gap:
+        if "\n\n" in gap:
+            return False
+        if gap.strip() != entry.gaps[k - 1] and not _numbered_gap(gap.strip(), entry.gaps[k - 1], entry.tokens[k]):
             return False
     return True
+
+
+def _numbered_gap(written: str, expected: str, next_token: str) -> bool:
+    """"KEP 2433" names KEP-2433 (and "RFC-7231" RFC 7231): before a number, a hyphen and a space agree."""
+    return next_token.isdigit() and {written, expected} <= {"", "-"}
 
 
 def find_document_mentions(

@@ -265,6 +265,7 @@ def mentions_stage(run: IndexRun) -> None:
         _claim_entities_by_doc(store, run.assembly),
         {e.id: e.type for e in entities} if run.config.extract_patterns else None,
         run.config.vocabulary,
+        frozenset(name_key(surface) for _, surface, _ in forms),
     )
     results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
     try:
@@ -286,7 +287,7 @@ def scan_document(doc: dict) -> tuple[int, list, int, tuple[str, list[dict]]]:
     for one stored document."""
     from .extract.stage import extract_from_chunks
 
-    matcher, link_resolver, claims_by_doc, types, vocab = _SCAN_CONTEXT
+    matcher, link_resolver, claims_by_doc, types, vocab, known_names = _SCAN_CONTEXT
     links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
     anchored = claims_by_doc.get(doc["id"], [])
     found, ambiguous = find_document_mentions(
@@ -294,7 +295,10 @@ def scan_document(doc: dict) -> tuple[int, list, int, tuple[str, list[dict]]]:
         {eid for eid, _, _ in anchored},
     )
     in_text = [(m.entity_id, chunk_id, m.start, m.end) for chunk_id, m in found if chunk_id is not None]
-    suggested = extract_from_chunks(doc["chunks"], in_text, types, vocab) if types is not None else []
+    pages = [eid for eid, _, role in anchored if role == "page"]
+    page_entity = pages[0] if len(pages) == 1 else None
+    suggested = (extract_from_chunks(doc["chunks"], in_text, types, vocab, page_entity, known_names)
+                 if types is not None else [])
     found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
               if role == "reference"]
     return doc["id"], found, ambiguous, (doc["path"], suggested)

@@ -133,13 +133,22 @@ def _target(ws, name: str, create_type: str | None, check) -> Entity:
     if not name or len(name) > 500:
         raise InvalidInput("--target must be a name of 1 to 500 characters")
     check(Entity(-1, create_type, name, (), None, {}, 0, 1))  # refuse before anything is created
+    return create_entity(ws, create_type, name)
+
+
+def create_entity(ws, entity_type: str, name: str) -> Entity:
+    """A page-less entity the user asserts (kept across re-index and in export), or the one that exists."""
+    try:
+        return find_entity(ws.store, name, entity_type)
+    except NotFound:
+        pass
     with ws.store.transaction():
-        ws.store.add_asserted_entity(create_type, name, now_iso())
+        ws.store.add_asserted_entity(entity_type, name, now_iso())
         ws.store.set_meta("entities_dirty", "1")
     from .pipeline import index_vault
 
     index_vault(ws.root, store=ws.store, only=set(), lock_wait=30)
-    return find_entity(ws.store, name, create_type)
+    return find_entity(ws.store, name, entity_type)
 
 
 def _source_doc(store, path: str | None) -> dict | None:

@@ -19,6 +19,27 @@ def list_suggestions(store, status: str | None = "pending", doc_path: str | None
     return store.suggestions(status, doc_path and doc_path.removeprefix("./"), CONFIDENCE_LEVELS[min_confidence])
 
 
+def extract_now(ws, paths: list[str], progress=None) -> dict:
+    """Run extraction again, now, on these documents (all of them if none are given): the pattern rules
+    and, when kbgraph.toml configures one, the LLM extractor. Returns what the index run reported and
+    the pending suggestions of those documents."""
+    from .pipeline import index_vault
+
+    store = ws.store
+    docs = []
+    for path in paths:
+        doc = store.get_document(path=path.removeprefix("./"))
+        if doc is None:
+            raise NotFound(f"{path!r} is not in the index; give a vault-relative path (`kbg list`)")
+        docs.append(doc)
+    with store.transaction():
+        store.mark_for_rescan([d["id"] for d in docs] if docs else None)
+    report = index_vault(ws.root, store=store, lock_wait=30, progress=progress)
+    by_id = {s["id"]: s for d in docs for s in store.suggestions("pending", d["path"])}
+    pending = sorted(by_id.values(), key=lambda s: s["id"]) if docs else store.suggestions("pending")
+    return {"documents": len(docs) if docs else store.stats()["documents"], "report": report, "pending": pending}
+
+
 def accept(ws, suggestion_id: int) -> dict:
     """Make a pending suggestion a relation (its evidence document kept as the source doc)."""
     from .relation_edits import relate_entities
@@ -26,16 +47,37 @@ def accept(ws, suggestion_id: int) -> dict:
     store = ws.store
     suggestion = _pending(store, suggestion_id)
     evidence = store.suggestion_evidence(suggestion_id)
+    source, target = (_end_entity(ws, suggestion, end) for end in ("source", "target"))
     # The note may have changed or gone since the suggestion was made: keep only evidence still on disk.
     docs = (store.get_document(doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
     doc = next((d for d in docs if d is not None and (ws.root / d["path"]).is_file()), None)
-    relation = relate_entities(ws, store.get_entity(suggestion["source_id"]), suggestion["type"],
-                               store.get_entity(suggestion["target_id"]), None, doc, None, False,
+    relation = relate_entities(ws, source, suggestion["type"], target, None, doc, None, False,
                                suggestion["confidence"])
     with store.transaction():
-        store.decide_suggestion(suggestion_id, "accepted", now_iso())
+        store.decide_suggestion(_current_id(store, suggestion, source, target), "accepted", now_iso())
     note = None if doc else "the document that stated it is gone; its sentence is kept as evidence"
-    return {"id": suggestion_id, "status": "accepted", "relation": relation, "evidence": evidence, "note": note}
+    created = [e.name for e, end in ((source, "source"), (target, "target")) if suggestion[f"new_{end}"]]
+    return {"id": suggestion_id, "status": "accepted", "relation": relation, "evidence": evidence, "note": note,
+            "created": created}
+
+
+def _end_entity(ws, suggestion: dict, end: str):
+    """The entity at one end; a new one (a technology of the bundled list, an @handle) is created now."""
+    from .relation_edits import create_entity
+
+    if suggestion[f"new_{end}"]:
+        return create_entity(ws, suggestion[f"{end}_type"], suggestion[end])
+    return ws.store.get_entity(suggestion[f"{end}_id"])
+
+
+def _current_id(store, suggestion: dict, source, target) -> int:
+    """Creating an entity re-indexes, and the re-scan states the same relation between known entities:
+    that suggestion is the one to mark accepted (the "new" one is gone as unstated)."""
+    if not (suggestion["new_source"] or suggestion["new_target"]):
+        return suggestion["id"]
+    same = [s for s in store.suggestions(None) if s["source_id"] == source.id and s["target_id"] == target.id
+            and s["type"] == suggestion["type"]]
+    return same[0]["id"] if same else suggestion["id"]
 
 
 def reject(ws, suggestion_id: int) -> dict:

@@ -9,13 +9,14 @@ import click
 from .common import json_option, list_options, open_workspace, vault_option
 
 _FIELDS = ("id", "source", "type", "target", "confidence", "rule", "status", "strength", "evidence", "source_doc",
-           "created_at", "decided_at", "source_id", "target_id", "source_type", "target_type")
+           "created_at", "decided_at", "source_id", "target_id", "source_type", "target_type", "new_source",
+           "new_target")
 _COLUMNS = [("id", "Id"), ("source", "Source"), ("type", "Type"), ("target", "Target"),
             ("confidence", "Confidence"), ("strength", "Seen"), ("evidence", "Evidence", {"ratio": 2})]
 
 
 def register(group: click.Group) -> None:
-    for command in (suggest_relations, suggestions, accept, reject, candidates):
+    for command in (suggest_relations, suggestions, accept, reject, candidates, extract):
         group.add_command(command)
 
 
@@ -48,7 +49,8 @@ def suggest_relations(from_doc, min_confidence, auto_accept, vault, as_json) -> 
         _print_pending(pending)
     for item in accepted:
         r = item["relation"]
-        print(f"accepted #{item['id']}: {r['source']} --{r['type']}--> {r['target']}")
+        created = f" (created {', '.join(item['created'])})" if item["created"] else ""
+        print(f"accepted #{item['id']}: {r['source']} --{r['type']}--> {r['target']}{created}")
 
 
 def _print_pending(pending: list[dict]) -> None:
@@ -60,9 +62,16 @@ def _print_pending(pending: list[dict]) -> None:
     if not pending:
         console.print("[dim]no suggestions waiting[/dim]")
     for s in pending:
-        console.print(f"#{s['id']}  {escape(s['source'])} --{s['type']}--> {escape(s['target'])}  "
+        console.print(f"#{s['id']}  {_end(s, 'source')} --{s['type']}--> {_end(s, 'target')}  "
                       f"(confidence: {s['confidence'].removeprefix('auto-')}, seen {s['strength']}×, "
                       f"source: {escape(repr(s['evidence']))})", highlight=False)
+
+
+def _end(suggestion: dict, end: str) -> str:
+    from rich.markup import escape
+
+    name = escape(suggestion[end])
+    return f"{name} [dim](new {suggestion[end + '_type']})[/dim]" if suggestion[f"new_{end}"] else name
 
 
 def _ask(pending: list[dict]) -> list[int]:
@@ -74,6 +83,37 @@ def _ask(pending: list[dict]) -> list[int]:
         picked = click.prompt("Ids to accept (space-separated)", default="", show_default=False)
         return [int(x) for x in picked.replace(",", " ").split() if x.isdigit() and int(x) in ids]
     return []
+
+
+@click.command("extract")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@vault_option
+@json_option
+def extract(paths, vault, as_json) -> None:
+    """Run extraction again now on these documents (default: all): the pattern rules and, when
+    kbgraph.toml configures one, the LLM extractor. Lists what is waiting for review from them."""
+    from ..model import as_dict
+    from ..suggestions import extract_now
+    from .index_cmd import _ProgressBar
+
+    with open_workspace(vault) as ws:
+        if not as_json and sys.stderr.isatty():
+            with _ProgressBar() as bar:
+                result = extract_now(ws, list(paths), bar.update)
+        else:
+            result = extract_now(ws, list(paths))
+    report, pending = result["report"], result["pending"]
+    if as_json:
+        from .output import print_json
+
+        print_json({"documents": result["documents"], "pending": pending,
+                    "problems": [as_dict(p) for p in report.problems]})
+        return
+    for problem in report.problems:
+        sys.stderr.write(f"{problem.severity}: {problem.path}: {problem.reason}\n")
+    print(f"extracted from {result['documents']} document(s): {len(pending)} suggestion(s) waiting")
+    if pending:
+        _print_pending(pending)
 
 
 @click.command("suggestions")
@@ -108,8 +148,10 @@ def accept(suggestion_id, vault, as_json) -> None:
         print_json(result)
         return
     r = result["relation"]
+    notes = ([f"created {', '.join(result['created'])}"] if result["created"] else []) + (
+        [result["note"]] if result["note"] else [])
     print(f"accepted #{suggestion_id}: {r['source']} --{r['type']}--> {r['target']}"
-          + (f" ({result['note']})" if result["note"] else ""))
+          + (f" ({'; '.join(notes)})" if notes else ""))
 
 
 @click.command("reject")

@@ -67,6 +67,19 @@ def find_candidates(text: str) -> list[Candidate]:
     return sorted(out, key=lambda c: c.start)
 
 
+# Candidates whose kind is clear enough to be the end of a suggested relation before the entity exists.
+_CLEAR_HANDLE = _RULES[0][2]
+
+
+def clear_kind_candidates(text: str) -> list[Candidate]:
+    """Technologies of the bundled list and @handles (people) in text: the names whose entity type is
+    not in doubt, so a relation to one can be suggested and the entity created when it is accepted."""
+    out = [Candidate(_CANONICAL_TECH[m.group(1).casefold()], "technology", "technology-list", m.start(1), m.end(1))
+           for m in _TECH.finditer(text)]
+    out += [Candidate("@" + m.group(1), "person", "handle", m.start(), m.end()) for m in _CLEAR_HANDLE.finditer(text)]
+    return sorted(out, key=lambda c: c.start)
+
+
 def collect(store, entity_type: str | None = None, min_count: int = 2, limit: int | None = 100) -> list[dict]:
     """Candidates across the index that name no known entity, most frequent first.
 

@@ -86,6 +86,9 @@ RULES = [
 _AND_CLAUSE = re.compile(r"^\s*,?\s*and\s+(?=\S)", re.IGNORECASE)
 _RELATIVE = re.compile(r"^\s*,\s*(?:which|who|that)\s+(?=\S)", re.IGNORECASE)
 
+# Link and emphasis markup between two mentions is not words: "replaced by [KEP 2433](…)".
+_MARKUP = re.compile(r"\]\([^)\s]*\)|[\[\]*`]|(?<!\w)_|_(?!\w)")
+
 _NEGATION = re.compile(r"\b(?:not|no\s+longer|never|neither|nor|without|no)\b|n['’]t\b", re.IGNORECASE)
 _HEDGE = re.compile(
     r"\b(?:might|may|could|would|should|if|whether|unless|consider|considering|considered|plan|plans|planning|"
@@ -107,7 +110,7 @@ def extract(sentence: str, spans: list[Span]) -> list[Found]:
     for index, (left, right) in enumerate(zip(spans, spans[1:])):
         if left.entity == right.entity or right.start < left.end:
             continue
-        between = sentence[left.end:right.start]
+        between = _MARKUP.sub("", sentence[left.end:right.start])
         subject = left
         joined = _AND_CLAUSE.match(between) or _RELATIVE.match(between)
         if joined and _RELATIVE.match(between) is None:

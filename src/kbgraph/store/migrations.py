@@ -332,9 +332,58 @@ def m007_suggestions(db: sqlite3.Connection) -> None:
     )
 
 
+def m008_suggestions_of_new_entities(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- An end of a suggestion may be an entity not known yet, of a clear kind ("we switched from
+        -- MySQL to PostgreSQL" with PostgreSQL in the bundled technology list): its "type:name" is kept
+        -- in *_new and the entity is created only when the suggestion is accepted.
+        CREATE TABLE suggestions_v2 (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER REFERENCES entities (id) ON DELETE CASCADE,
+            target_id INTEGER REFERENCES entities (id) ON DELETE CASCADE,
+            source_new TEXT,
+            target_new TEXT,
+            type TEXT NOT NULL,
+            confidence TEXT NOT NULL CHECK (confidence IN ('auto-high', 'auto-low')),
+            rule TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'accepted', 'rejected')),
+            created_at TEXT NOT NULL,
+            decided_at TEXT,
+            CHECK ((source_id IS NULL) <> (source_new IS NULL)),
+            CHECK ((target_id IS NULL) <> (target_new IS NULL))
+        ) STRICT;
+        INSERT INTO suggestions_v2 (id, source_id, target_id, type, confidence, rule, status, created_at, decided_at)
+            SELECT id, source_id, target_id, type, confidence, rule, status, created_at, decided_at FROM suggestions;
+        CREATE TABLE suggestion_evidence_v2 (
+            suggestion_id INTEGER NOT NULL REFERENCES suggestions_v2 (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+            doc_path TEXT NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            sentence TEXT NOT NULL,
+            PRIMARY KEY (suggestion_id, kind, doc_path, start)
+        ) STRICT;
+        INSERT INTO suggestion_evidence_v2 SELECT * FROM suggestion_evidence;
+        DROP TABLE suggestion_evidence;
+        DROP TABLE suggestions;
+        ALTER TABLE suggestions_v2 RENAME TO suggestions;
+        ALTER TABLE suggestion_evidence_v2 RENAME TO suggestion_evidence;
+        CREATE UNIQUE INDEX suggestions_ends ON suggestions
+            (coalesce(source_id, source_new), coalesce(target_id, target_new), type);
+        CREATE INDEX suggestions_status ON suggestions (status);
+        CREATE INDEX suggestions_target ON suggestions (target_id);
+        CREATE INDEX suggestion_evidence_doc ON suggestion_evidence (doc_id);
+        CREATE INDEX suggestion_evidence_path ON suggestion_evidence (doc_path, kind);
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
-    m005_relation_indexes, m006_relation_line_sources, m007_suggestions,
+    m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
 ]
 
 

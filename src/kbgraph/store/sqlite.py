@@ -659,24 +659,31 @@ class SqliteStore:
             " AND start IS NOT NULL ORDER BY start", (doc_id,)).fetchall()
         return chunks, mentions
 
+    def mark_for_rescan(self, doc_ids: list[int] | None) -> None:
+        """The next index run scans these documents (every one if None) for mentions and relations again."""
+        if doc_ids is None:
+            self.db.execute("UPDATE documents SET mentions_stale = 1")
+        else:
+            self.db.executemany("UPDATE documents SET mentions_stale = 1 WHERE id = ?", [(i,) for i in doc_ids])
+
     def replace_suggestion_evidence(self, doc_id: int, doc_path: str, found: list[dict], now: str,
                                     kind: str = "pattern") -> None:
-        """Make doc's evidence of one kind equal to found (dicts: source_id, target_id, type, confidence,
-        rule, start, end, sentence). Call drop_unstated_suggestions() once afterwards."""
+        """Make doc's evidence of one kind equal to found (dicts: source_id or source_new, target_id or
+        target_new, type, confidence, rule, start, end, sentence). Call drop_unstated_suggestions() once
+        afterwards. *_new is "type:name" of an entity not known yet."""
         db = self.db
         db.execute("DELETE FROM suggestion_evidence WHERE doc_id = ? AND kind = ?", (doc_id, kind))
         db.execute("DELETE FROM suggestion_evidence WHERE doc_path = ? AND kind = ?", (doc_path, kind))
         for f in found:
+            ends = (f.get("source_id"), f.get("source_new"), f.get("target_id"), f.get("target_new"), f["type"])
             db.execute(
-                "INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, target_id, type) DO NOTHING",
-                (f["source_id"], f["target_id"], f["type"], f["confidence"], f["rule"], now),
-            )
+                "INSERT OR IGNORE INTO suggestions (source_id, source_new, target_id, target_new, type, confidence,"
+                " rule, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*ends, f["confidence"], f["rule"], now))
             db.execute(
                 "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, end, sentence)"
-                " SELECT id, ?, ?, ?, ?, ?, ? FROM suggestions WHERE source_id = ? AND target_id = ? AND type = ?",
-                (kind, doc_id, doc_path, f["start"], f["end"], f["sentence"], f["source_id"], f["target_id"],
-                 f["type"]),
+                " SELECT id, ?, ?, ?, ?, ?, ? FROM suggestions WHERE source_id IS ? AND source_new IS ?"
+                " AND target_id IS ? AND target_new IS ? AND type = ?",
+                (kind, doc_id, doc_path, f["start"], f["end"], f["sentence"], *ends),
             )
 
     def drop_unstated_suggestions(self) -> None:
@@ -702,17 +709,17 @@ class SqliteStore:
             params.append(doc_path)
         rows = self.db.execute(
             "SELECT s.id, s.type, s.confidence, s.rule, s.status, s.created_at, s.decided_at,"
-            " a.id, a.name, a.type, b.id, b.name, b.type,"
+            " a.id, coalesce(a.name, s.source_new), a.type, b.id, coalesce(b.name, s.target_new), b.type,"
             " (SELECT count(*) FROM suggestion_evidence e WHERE e.suggestion_id = s.id),"
             " (SELECT e.sentence FROM suggestion_evidence e WHERE e.suggestion_id = s.id ORDER BY e.doc_path LIMIT 1),"
             " (SELECT e.doc_path FROM suggestion_evidence e WHERE e.suggestion_id = s.id ORDER BY e.doc_path LIMIT 1)"
-            " FROM suggestions s JOIN entities a ON a.id = s.source_id JOIN entities b ON b.id = s.target_id"
+            " FROM suggestions s LEFT JOIN entities a ON a.id = s.source_id LEFT JOIN entities b ON b.id = s.target_id"
             f" WHERE {' AND '.join(clauses)} ORDER BY s.id",
             params,
         )
         keys = ("id", "type", "confidence", "rule", "status", "created_at", "decided_at", "source_id", "source",
                 "source_type", "target_id", "target", "target_type", "strength", "evidence", "source_doc")
-        return [dict(zip(keys, r)) for r in rows]
+        return [_suggestion_row(dict(zip(keys, r))) for r in rows]
 
     def get_suggestion(self, suggestion_id: int) -> dict | None:
         found = [s for s in self.suggestions(ids=(suggestion_id,))]
@@ -753,9 +760,8 @@ class SqliteStore:
         db = self.db
         db.execute("DELETE FROM suggestion_evidence WHERE kind = 'cooccurrence'")
         for a, b, meetings in pairs:
-            db.execute("INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
-                       " VALUES (?, ?, 'collaborates-with', 'auto-low', 'co-occurrence', ?)"
-                       " ON CONFLICT (source_id, target_id, type) DO NOTHING", (a, b, now))
+            db.execute("INSERT OR IGNORE INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
+                       " VALUES (?, ?, 'collaborates-with', 'auto-low', 'co-occurrence', ?)", (a, b, now))
             db.executemany(
                 "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, end, sentence)"
                 " SELECT id, 'cooccurrence', ?, ?, 0, 0, ? FROM suggestions WHERE source_id = ? AND target_id = ?"
@@ -860,3 +866,13 @@ def _doc_filter_sql(flt: DocFilter) -> tuple[str, list]:
         clauses.append("EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id AND t.tag = ?)")
         params.append(tag)
     return " AND ".join(clauses), params
+
+
+def _suggestion_row(row: dict) -> dict:
+    """A suggestion end not known yet is stored as "type:name": it reads as that name and type, id None,
+    with new_source / new_target set."""
+    for end in ("source", "target"):
+        row[f"new_{end}"] = row[f"{end}_id"] is None
+        if row[f"new_{end}"]:
+            row[f"{end}_type"], _, row[end] = row[end].partition(":")
+    return row
