@@ -183,3 +183,12 @@ def test_extraction_runs_on_demand_for_the_documents_named(vault):
     everything = kbg(vault, "entity", "extract")
     assert len(everything["pending"]) > len(one["pending"])
     assert "not in the index" in kbg(vault, "entity", "extract", "nope.md", code=1)["error"]
+
+
+def test_names_with_apostrophes_hyphens_and_diacritics_are_ends_like_any(svault):
+    (svault / "people/sean.md").write_text("---\ntype: person\nname: Seán O'Brien-Walsh\n---\n# Seán\n")
+    (svault / "people/zoe.md").write_text("---\ntype: person\nname: Zoë Ng\n---\n# Zoë\n")
+    (svault / "notes/org.md").write_text("# Org\n\nSean O'Brien-Walsh reports to Zoë Ng since May.\n")
+    index_vault(svault)
+    found = pending(svault)[("Seán O'Brien-Walsh", "reports-to", "Zoë Ng")]
+    assert found["evidence"] == "Sean O'Brien-Walsh reports to Zoë Ng since May."
