@@ -170,6 +170,11 @@ def json_outputs(tmp_path_factory):
         ("kbg entity relate", ("entity", "relate", "Project Beacon", "--type", "evaluates", "--target", "TF",
                                "--create", "technology", *v, "--json"), 0),
         ("kbg entity merge", ("entity", "merge", "TF", "Terraform", *v, "--json"), 0),
+        ("kbg entity unlinked-mentions", ("entity", "unlinked-mentions", "Ana Lima", *v, "--json"), 0),
+        ("kbg entity unlink", ("entity", "unlink", "Chen Wei", "notes/hiring-thoughts.md",
+                                                      *v, "--json"), 0),
+        ("kbg entity link", ("entity", "link", "Ana Lima", "notes/hiring-thoughts.md",
+                                                      *v, "--json"), 0),
         ("Errors", ("entity", "relate", "Sam Li", "--type", "reports-to", "--target", "S. Li", *v, "--json"), 1),
         ("Errors", ("entity", "relate", "Sam", "--type", "reports-to", "--target", "Ana Lima", *v, "--json"), 1),
         ("kbg entity relations", ("entity", "relations", "Sam Li", *v, "--json"), 0),
@@ -184,6 +189,10 @@ def json_outputs(tmp_path_factory):
                                  *v, "--json"), 0),
         ("kbg entity unrelate", ("entity", "unrelate", "Terraform", "--type", "replaces", "--target", "Kubernetes",
                                  *v, "--json"), 0),
+        ("kbg entity relink", ("entity", "relink", "Chen Wei", "notes/hiring-thoughts.md",
+                                                      *v, "--json"), 0),
+        ("kbg entity unmerge", ("entity", "unmerge", "TF", *v, "--json"), 0),
+        ("kbg export", ("export", *v, "--json"), 0),  # now with the decision the unmerge logged
     ]
     out = []
     for command, args, code in runs:
@@ -199,7 +208,8 @@ def json_outputs(tmp_path_factory):
     for line in run_kbg("entity", "relations", "--type", "reports-to", *v, "--format", "jsonl").stdout.splitlines():
         out.append(("#relation-row", json.loads(line)))
     records = {"header": "kbg export", "entity": "#exported-entity", "asserted_entity": "#asserted-entity",
-               "merge": "#merge", "relation": "#exported-relation"}
+               "merge": "#merge", "relation": "#exported-relation", "unlink": "#unlink",
+               "decision": "#resolution-decision"}
     with open(export_file, encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)

@@ -37,7 +37,7 @@ def merge_entities(ws, merged_name: str, into_name: str) -> dict:
             store.add_merge(
                 Merge(entity_key(merged.type, merged.name), merged.type, merged.name,
                       entity_key(into.type, into.name), into.type, into.name),
-                outcome["moved"], now,
+                outcome["undo"], now,
             )
             store.set_meta("entities_dirty", "1")
         edited = _remove_self_lines(ws, outcome["self_loops_dropped"], {merged.id: merged, into.id: into})
@@ -52,6 +52,101 @@ def merge_entities(ws, merged_name: str, into_name: str) -> dict:
                                    for r in outcome["self_loops_dropped"]],
         "pages_edited": sorted(edited),
     }
+
+
+def unmerge_entity(ws, merged_name: str) -> dict:
+    """Undo `kbg entity merge MERGED INTO`: MERGED is its own entity again, with its aliases, its
+    mentions and the relations that came from it. Its page's relation lines are re-read on the
+    re-index; relations that live only in the index move back as the merge recorded them.
+    The pair is remembered as "not the same", so entity resolution never merges them again."""
+    from .names import name_key
+    from .pipeline import index_vault
+
+    store = ws.store
+    record = _merge_record(store, merged_name)
+    merge, undo = record["merge"], record["undo"]
+    now = now_iso()
+    with write_lock(ws.root):
+        with store.transaction():
+            into = store.entity_ids_by_key().get(merge.into_key)
+            store.delete_merge(merge.from_key)
+            store.add_decision({"surface": merge.from_name, "surface_key": name_key(merge.from_name),
+                                "surface_type": merge.from_type, "candidate_key": merge.into_key,
+                                "candidate_name": merge.into_name, "outcome": "rejected", "decided_by": "user",
+                                "features": {"unmerged": True}, "created_at": now, "decided_at": now})
+            store.set_meta("entities_dirty", "1")
+        index_vault(Path(ws.root), store=store, only=set(), lock_wait=30)
+        from_id = store.entity_ids_by_key().get(merge.from_key)
+        restored, to_page = _give_relations_back(store, undo, into, from_id, ws.config.vocabulary.symmetric_names(),
+                                                 now)
+    restored += _restate_on_pages(ws, to_page, into, from_id)
+    return {"unmerged": merge.from_name, "from": merge.into_name, "type": merge.from_type,
+            "relations_restored": restored}
+
+
+def _merge_record(store, name: str) -> dict:
+    from .names import name_key
+
+    wanted = name_key(name)
+    for merge in store.merges():
+        if name_key(merge.from_name) == wanted or merge.from_key == wanted:
+            return store.merge_record(merge.from_key)
+    raise InvalidInput(f"{name!r} was not merged into another entity; `kbg entity merge` records merges "
+                       "(give the name of the entity that was merged away)")
+
+
+def _give_relations_back(store, undo: dict, into_id: int | None, from_id: int | None, symmetric,
+                         now: str) -> tuple[int, list[dict]]:
+    """Re-point the index-only relations the merge moved; re-create those it collapsed or dropped.
+    Page relations the merge left on a page come back with the re-index; the lines it took out of a
+    page (they would have related the entity to itself) are returned, to be written back."""
+    if into_id is None or from_id is None:
+        return 0, []
+    restored, to_page = 0, [d for d in undo["dropped"] if d["origin"] == "page"]
+
+    def ends_of(row: dict, ends) -> tuple[int, int]:
+        source = from_id if "source" in ends else row["source_id"]
+        target = from_id if "target" in ends else row["target_id"]
+        if row["type"] in symmetric and source > target:
+            source, target = target, source
+        return source, target
+
+    with store.transaction():
+        for item in undo["moved"]:
+            row = store.relation_by_id(item["id"])
+            if row is None or row["origin"] == "page" or item["ends"] is None:
+                continue
+            ends = [e for e in ("source", "target") if row[f"{e}_id"] == into_id]  # the end that was merged
+            source, target = ends_of(row, ends)
+            if len(ends) == 1 and store.get_relation(source, target, row["type"]) is None:
+                store.repoint_relation(row["id"], source, target, now)
+                restored += 1
+        for item in undo["collapsed"] + undo["dropped"]:
+            if item["origin"] == "page":
+                continue
+            source, target = ends_of(item, item["ends"])
+            if source == target or store.get_relation(source, target, item["type"]) is not None:
+                continue
+            store.restore_relation({**item, "source_id": source, "target_id": target})
+            if item.get("twin"):
+                store.reduce_strength(item["twin"], item["strength"] or 1)
+            restored += 1
+    return restored, to_page
+
+
+def _restate_on_pages(ws, dropped: list[dict], into_id: int | None, from_id: int | None) -> int:
+    from .relation_edits import relate_entities
+
+    restated = 0
+    for item in dropped:
+        ends = [from_id if end in item["ends"] else into_id for end in ("source", "target")]
+        source, target = (ws.store.get_entity(i) for i in ends)
+        if source is None or target is None or source.id == target.id:
+            continue
+        relate_entities(ws, source, item["type"], target, item["reason"], None, item["valid_until"], True,
+                        item["confidence"] or "manual")
+        restated += 1
+    return restated
 
 
 def _remove_self_lines(ws, dropped: list[dict], entities: dict) -> set[str]:

@@ -266,6 +266,7 @@ def mentions_stage(run: IndexRun) -> None:
         {e.id: e.type for e in entities} if run.config.extract_patterns else None,
         run.config.vocabulary,
         frozenset(name_key(surface) for _, surface, _ in forms),
+        store.unlinked_entities_by_doc(),
     )
     results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
     try:
@@ -287,13 +288,16 @@ def scan_document(doc: dict) -> tuple[int, list, int, tuple[str, list[dict]]]:
     for one stored document."""
     from .extract.stage import extract_from_chunks
 
-    matcher, link_resolver, claims_by_doc, types, vocab, known_names = _SCAN_CONTEXT
+    matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked = _SCAN_CONTEXT
     links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
     anchored = claims_by_doc.get(doc["id"], [])
     found, ambiguous = find_document_mentions(
         doc["chunks"], links, doc["body_offset"], matcher, lambda link: link_resolver(link, doc["path"]),
         {eid for eid, _, _ in anchored},
     )
+    taken_back = unlinked.get(doc["id"])
+    if taken_back:  # `kbg entity unlink`: this text does not mean that entity here
+        found = [(chunk_id, m) for chunk_id, m in found if m.kind != "text" or m.entity_id not in taken_back]
     in_text = [(m.entity_id, chunk_id, m.start, m.end) for chunk_id, m in found if chunk_id is not None]
     pages = [eid for eid, _, role in anchored if role == "page"]
     page_entity = pages[0] if len(pages) == 1 else None

@@ -18,7 +18,10 @@ from .relations import now_iso, parse_valid_until
 
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
-                 "relation": "relations"}
+                 "relation": "relations", "unlink": "unlinks", "decision": "decisions"}
+_DECISION_FIELDS = ("surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score", "features",
+                    "outcome", "decided_by", "doc_path", "created_at", "decided_at")
+_OUTCOMES = ("auto-linked", "asked", "confirmed", "rejected", "new")
 VERSION = 1
 _RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origin_doc", "created_at", "updated_at",
                   "valid_until", "strength", "inferred", "owner", "visibility")
@@ -41,15 +44,17 @@ def export_data(store, symmetric: frozenset[str] = frozenset()) -> dict:
         "format": FORMAT, "version": VERSION, "exported_at": now_iso(),
         "entities": entities, "asserted_entities": store.asserted_entities(), "merges": store.merge_rows(),
         "relations": relations,
+        "unlinks": [{"entity": {"type": u["entity_key"].split(":", 1)[0], "name": u["entity_name"]},
+                     "doc_path": u["doc_path"], "created_at": u["created_at"]} for u in store.unlinks()],
+        "decisions": [{k: d[k] for k in _DECISION_FIELDS} for d in store.decisions()],
     }
 
 
 def to_jsonl(data: dict) -> str:
     lines = [json.dumps({"record": "header", "format": data["format"], "version": data["version"],
                          "exported_at": data["exported_at"]}, ensure_ascii=False)]
-    for kind, key in (("entity", "entities"), ("asserted_entity", "asserted_entities"), ("merge", "merges"),
-                      ("relation", "relations")):
-        lines += [json.dumps({"record": kind, **item}, ensure_ascii=False) for item in data[key]]
+    for kind, key in _RECORD_LISTS.items():
+        lines += [json.dumps({"record": kind, **item}, ensure_ascii=False) for item in data.get(key, [])]
     return "\n".join(lines) + "\n"
 
 
@@ -73,7 +78,7 @@ def load_export(text: str) -> dict:
 
 
 def _from_jsonl(text: str) -> dict:
-    data = {"entities": [], "asserted_entities": [], "merges": [], "relations": []}
+    data = {key: [] for key in _RECORD_LISTS.values()}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -94,9 +99,11 @@ def _from_jsonl(text: str) -> dict:
 def import_data(ws, data: dict) -> dict:
     """Restore asserted entities and relations into ws; returns counts. All-or-nothing validation first."""
     store, vocab = ws.store, ws.config.vocabulary
-    for key in ("relations", "asserted_entities", "merges"):
+    for key in ("relations", "asserted_entities", "merges", "unlinks", "decisions"):
         if not isinstance(data.get(key, []), list):
             raise InvalidInput(f"not a kbgraph export: {key} must be a list")
+    unlinks = [_valid_unlink(i, u, ws.config.entity_types) for i, u in enumerate(data.get("unlinks", []))]
+    decisions = [_valid_decision(i, d) for i, d in enumerate(data.get("decisions", []))]
     relations = [_valid_relation(i, r, vocab, ws.config.entity_types) for i, r in enumerate(data.get("relations", []))]
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
@@ -144,8 +151,49 @@ def import_data(ws, data: dict) -> dict:
                 "origin": "page" if from_page else "user",
                 "origin_doc_id": current["origin_doc_id"] if from_page else None,
             })
+        _restore_resolution(store, unlinks, decisions, now)
+    if unlinks:
+        with store.transaction():
+            store.mark_for_rescan(None)
+        index_vault(Path(ws.root), store=store, only=set(), lock_wait=30)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
-            "created_entities": len(missing)}
+            "created_entities": len(missing), "unlinks": len(unlinks), "decisions": len(decisions)}
+
+
+def _restore_resolution(store, unlinks: list[dict], decisions: list[dict], now: str) -> None:
+    """Unlinks are added; decisions already in the log (same pair, outcome and time) are not repeated."""
+    for u in unlinks:
+        store.add_unlink(entity_key(u["entity"]["type"], u["entity"]["name"]), u["entity"]["name"], u["doc_path"],
+                         u.get("created_at") or now)
+    logged = {(d["surface_key"], d["candidate_key"], d["outcome"], d["created_at"]) for d in store.decisions()}
+    for d in decisions:
+        if (d["surface_key"], d.get("candidate_key"), d["outcome"], d["created_at"]) not in logged:
+            store.add_decision(d)
+
+
+def _valid_unlink(index: int, item: object, entity_types) -> dict:
+    if not isinstance(item, dict) or not isinstance(item.get("entity"), dict) or not isinstance(
+            item.get("doc_path"), str) or not item["doc_path"].strip():
+        raise InvalidInput(f"unlink #{index + 1}: needs entity (type and name) and doc_path")
+    _valid_entity(index, item["entity"], entity_types)
+    return item
+
+
+def _valid_decision(index: int, item: object) -> dict:
+    where = f"decision #{index + 1}"
+    if not isinstance(item, dict):
+        raise InvalidInput(f"{where}: not an object")
+    for key in ("surface", "surface_key", "surface_type", "decided_by", "created_at"):
+        if not isinstance(item.get(key), str) or not item[key]:
+            raise InvalidInput(f"{where}: {key} must be non-empty text")
+    if item.get("outcome") not in _OUTCOMES:
+        raise InvalidInput(f"{where}: outcome {item.get('outcome')!r} is not one of {', '.join(_OUTCOMES)}")
+    if item.get("score") is not None and (isinstance(item["score"], bool) or not isinstance(item["score"], (int, float))
+                                          or not 0 <= item["score"] <= 1):
+        raise InvalidInput(f"{where}: score must be a number from 0 to 1")
+    if not isinstance(item.get("features", {}), dict):
+        raise InvalidInput(f"{where}: features must be an object")
+    return {k: item.get(k) for k in _DECISION_FIELDS}
 
 
 def _rebuild_entities(ws) -> None:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import documents_cmd, entity_cmd, index_cmd, portable_cmd, relations_cmd, suggestions_cmd
+from . import documents_cmd, entity_cmd, index_cmd, mentions_cmd, portable_cmd, relations_cmd, suggestions_cmd
 
 
 @click.group(name="kbg", context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,6 +27,7 @@ cli.add_command(portable_cmd.export)
 cli.add_command(portable_cmd.import_)
 relations_cmd.register(entity_cmd.entity)
 suggestions_cmd.register(entity_cmd.entity)
+mentions_cmd.register(entity_cmd.entity)
 
 
 def main() -> None:

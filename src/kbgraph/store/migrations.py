@@ -381,9 +381,47 @@ def m008_suggestions_of_new_entities(db: sqlite3.Connection) -> None:
     )
 
 
+def m009_resolution(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- Every entity-resolution decision: which name was compared with which entity, the score and
+        -- features, and the outcome (auto-linked, asked, confirmed, rejected, new) and who decided.
+        -- Keyed by entity key and folded name, never by row id: decisions outlive `index --full`.
+        CREATE TABLE resolution_decisions (
+            id INTEGER PRIMARY KEY,
+            surface TEXT NOT NULL,
+            surface_key TEXT NOT NULL,
+            surface_type TEXT NOT NULL,
+            candidate_key TEXT,
+            candidate_name TEXT,
+            score REAL,
+            features TEXT NOT NULL DEFAULT '{}',
+            outcome TEXT NOT NULL CHECK (outcome IN ('auto-linked', 'asked', 'confirmed', 'rejected', 'new')),
+            decided_by TEXT NOT NULL,
+            doc_path TEXT,
+            created_at TEXT NOT NULL,
+            decided_at TEXT
+        ) STRICT;
+        CREATE INDEX resolution_pair ON resolution_decisions (surface_key, candidate_key);
+        CREATE INDEX resolution_outcome ON resolution_decisions (outcome);
+
+        -- "This text does not mean that entity": a false mention the user took back (`kbg entity unlink`).
+        CREATE TABLE entity_unlinks (
+            entity_key TEXT NOT NULL,
+            entity_name TEXT NOT NULL,
+            doc_path TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (entity_key, doc_path)
+        ) STRICT;
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
+    m009_resolution,
 ]
 
 

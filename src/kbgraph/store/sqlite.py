@@ -13,6 +13,7 @@ from ..errors import StoreError
 from ..model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
 from .base import DocFilter, DocState
 from .migrations import apply_migrations
+from .sqlite_resolution import ResolutionQueries
 
 INDEX_DIR = ".kbgraph"
 DB_NAME = "index.db"
@@ -24,7 +25,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SqliteStore:
+class SqliteStore(ResolutionQueries):
     def __init__(self, db: sqlite3.Connection, path: str):
         self.db = db
         self.path = path
@@ -495,6 +496,17 @@ class SqliteStore:
              int(bool(rel.get("inferred"))), rel.get("owner"), rel.get("visibility") or "private"),
         )
 
+    def relation_by_id(self, relation_id: int) -> dict | None:
+        rows = self._relation_rows("r.id = ?", [relation_id])
+        return rows[0] if rows else None
+
+    def repoint_relation(self, relation_id: int, source_id: int, target_id: int, now: str) -> None:
+        self.db.execute("UPDATE relations SET source_id = ?, target_id = ?, updated_at = ? WHERE id = ?",
+                        (source_id, target_id, now, relation_id))
+
+    def reduce_strength(self, relation_id: int, by: int) -> None:
+        self.db.execute("UPDATE relations SET strength = max(1, strength - ?) WHERE id = ?", (by, relation_id))
+
     def delete_relation(self, relation_id: int) -> None:
         self.db.execute("DELETE FROM relations WHERE id = ?", (relation_id,))
 
@@ -577,6 +589,19 @@ class SqliteStore:
         )
         return [Merge(*r) for r in rows]
 
+    def merge_record(self, from_key: str) -> dict | None:
+        row = self.db.execute("SELECT from_key, from_type, from_name, into_key, into_type, into_name, moved_relations,"
+                              " created_at FROM entity_merges WHERE from_key = ?", (from_key,)).fetchone()
+        if row is None:
+            return None
+        undo = json.loads(row[6])
+        if isinstance(undo, list):  # written before unmerge existed: the moved ids, ends unknown
+            undo = {"moved": [{"id": i, "ends": None} for i in undo], "collapsed": [], "dropped": []}
+        return {"merge": Merge(*row[:6]), "undo": undo, "created_at": row[7]}
+
+    def delete_merge(self, from_key: str) -> None:
+        self.db.execute("DELETE FROM entity_merges WHERE from_key = ?", (from_key,))
+
     def merge_rows(self) -> list[dict]:
         rows = self.db.execute(
             "SELECT from_type, from_name, into_type, into_name, created_at FROM entity_merges ORDER BY id"
@@ -584,7 +609,8 @@ class SqliteStore:
         return [{"from": {"type": r[0], "name": r[1]}, "into": {"type": r[2], "name": r[3]}, "created_at": r[4]}
                 for r in rows]
 
-    def add_merge(self, merge: Merge, moved_relations: list[int], now: str) -> None:
+    def add_merge(self, merge: Merge, moved_relations: list[int] | dict, now: str) -> None:
+        """Record a merge; moved_relations is move_relations()'s undo (an older index kept a list of ids)."""
         self.db.execute(
             "INSERT INTO entity_merges (from_key, from_type, from_name, into_key, into_type, into_name,"
             " moved_relations, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -594,15 +620,21 @@ class SqliteStore:
 
     def move_relations(self, from_id: int, into_id: int, now: str, symmetric: frozenset[str] = frozenset()) -> dict:
         """Re-point every relation of from_id at into_id: duplicates collapse (strength adds up,
-        the earliest creation date stays), and what would relate into_id to itself is dropped."""
-        moved, collapsed, dropped = [], 0, []
+        the earliest creation date stays), and what would relate into_id to itself is dropped.
+
+        Returns moved (ids), collapsed (count), self_loops_dropped (rows), and undo: what an unmerge
+        needs to give the relations back (which ends of each moved row were from_id; the rows that
+        collapsed into a twin or were dropped, as they were)."""
+        moved, collapsed, dropped, undo = [], 0, [], {"moved": [], "collapsed": [], "dropped": []}
         for row in self.relations_touching(from_id):
+            ends = [end for end in ("source", "target") if row[f"{end}_id"] == from_id]
             source = into_id if row["source_id"] == from_id else row["source_id"]
             target = into_id if row["target_id"] == from_id else row["target_id"]
             if row["type"] in symmetric and source > target:
                 source, target = target, source  # one row for both directions, lower id first
             if source == target:
                 dropped.append(row)
+                undo["dropped"].append({**_undo_row(row), "ends": ends})
                 self.delete_relation(row["id"])
                 continue
             twin = self.get_relation(source, target, row["type"])
@@ -612,13 +644,15 @@ class SqliteStore:
                     " reason = coalesce(reason, ?), updated_at = ? WHERE id = ?",
                     (row["strength"], row["created_at"], row["reason"], now, twin["id"]),
                 )
+                undo["collapsed"].append({**_undo_row(row), "ends": ends, "twin": twin["id"]})
                 self.delete_relation(row["id"])
                 collapsed += 1
                 continue
             self.db.execute("UPDATE relations SET source_id = ?, target_id = ?, updated_at = ? WHERE id = ?",
                             (source, target, now, row["id"]))
             moved.append(row["id"])
-        return {"moved": moved, "collapsed": collapsed, "self_loops_dropped": dropped}
+            undo["moved"].append({"id": row["id"], "ends": ends})
+        return {"moved": moved, "collapsed": collapsed, "self_loops_dropped": dropped, "undo": undo}
 
     def entity_activity(self) -> list[dict]:
         """Per entity: when it was last updated and last mentioned (document date, else file time)."""
@@ -876,3 +910,12 @@ def _suggestion_row(row: dict) -> dict:
         if row[f"new_{end}"]:
             row[f"{end}_type"], _, row[end] = row[end].partition(":")
     return row
+
+
+_UNDO_KEYS = ("source_id", "target_id", "type", "reason", "confidence", "origin", "origin_doc_id", "created_at",
+              "updated_at", "valid_until", "strength", "inferred", "owner", "visibility")
+
+
+def _undo_row(row: dict) -> dict:
+    """A relation row as restore_relation() takes it back."""
+    return {**{k: row.get(k) for k in _UNDO_KEYS}, "source_doc_path": row.get("source_doc")}

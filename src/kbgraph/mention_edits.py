@@ -1,0 +1,92 @@
+"""Correcting mentions by hand: take back a false one, give it back, and promote an unlinked one to a link.
+
+`unlink` and `relink` are decisions kept in the index (by entity key and document path, so they
+survive `kbg index --full` and travel in exports); `link` edits the note itself, wrapping the first
+unlinked mention in a [[wikilink]] and changing nothing else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import InvalidInput, NotFound
+from .lookup import find_entity
+from .page_files import edit_page, write_lock
+from .relations import now_iso
+
+
+def unlink(ws, entity_name: str, doc_path: str) -> dict:
+    """ENTITY is not what DOC's text means: its text mentions there are dropped, now and on every re-index."""
+    entity, doc = _entity_and_doc(ws, entity_name, doc_path)
+    store = ws.store
+    with store.transaction():
+        added = store.add_unlink(_key(entity), entity.name, doc["path"], now_iso())
+        store.mark_for_rescan([doc["id"]])
+    _rescan(ws)
+    return {"entity": entity.name, "path": doc["path"], "unlinked": True, "changed": added}
+
+
+def relink(ws, entity_name: str, doc_path: str) -> dict:
+    """Undo `unlink`: DOC's text may mention ENTITY again."""
+    entity, doc = _entity_and_doc(ws, entity_name, doc_path)
+    store = ws.store
+    with store.transaction():
+        removed = store.remove_unlink(_key(entity), doc["path"])
+        store.mark_for_rescan([doc["id"]])
+    if not removed:
+        raise InvalidInput(f"{entity.name!r} was not unlinked from {doc['path']}; nothing to relink")
+    _rescan(ws)
+    return {"entity": entity.name, "path": doc["path"], "unlinked": False, "changed": True}
+
+
+def unlinked_mentions(ws, entity_name: str | None = None, limit: int | None = 100) -> list[dict]:
+    """Documents whose text names an entity they never link, with the first such mention."""
+    entity = find_entity(ws.store, entity_name) if entity_name else None
+    return ws.store.unlinked_mentions(entity.id if entity else None, limit)
+
+
+def link(ws, entity_name: str, doc_path: str) -> dict:
+    """Wrap the first unlinked mention of ENTITY in DOC in a [[wikilink]] (`[[Name|as written]]` when
+    the text spells it differently). Refuses when the note changed since it was indexed."""
+    entity, doc = _entity_and_doc(ws, entity_name, doc_path)
+    rows = ws.store.unlinked_mentions(entity.id)
+    row = next((r for r in rows if r["path"] == doc["path"]), None)
+    if row is None:
+        raise NotFound(f"{doc['path']} has no unlinked mention of {entity.name!r} "
+                       f"(`kbg entity unlinked-mentions {entity.name!r}` lists them)")
+    surface = row["surface"]
+    link_text = f"[[{entity.name}]]" if surface == entity.name else f"[[{entity.name}|{surface}]]"
+
+    def wrap(text: str, _body_offset: int) -> str:
+        start = row["start"]  # mention offsets count from the top of the file, frontmatter included
+        if text[start:start + len(surface)] != surface:
+            raise InvalidInput(f"{doc['path']} changed since it was indexed; run `kbg index` and try again")
+        return text[:start] + link_text + text[start + len(surface):]
+
+    with write_lock(ws.root):
+        edit_page(ws.root, doc["path"], wrap)
+    from .pipeline import index_vault
+
+    index_vault(Path(ws.root), store=ws.store, only={doc["path"]}, lock_wait=30)
+    return {"entity": entity.name, "path": doc["path"], "surface": surface, "link": link_text,
+            "remaining": max(0, row["count"] - 1)}
+
+
+def _entity_and_doc(ws, entity_name: str, doc_path: str):
+    entity = find_entity(ws.store, entity_name)
+    doc = ws.store.get_document(path=doc_path.removeprefix("./"))
+    if doc is None:
+        raise NotFound(f"{doc_path!r} is not in the index; give a vault-relative path (`kbg list`)")
+    return entity, doc
+
+
+def _key(entity) -> str:
+    from .entities import entity_key
+
+    return entity_key(entity.type, entity.name)
+
+
+def _rescan(ws) -> None:
+    from .pipeline import index_vault
+
+    index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)

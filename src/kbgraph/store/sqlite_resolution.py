@@ -1,0 +1,133 @@
+"""SQL of entity resolution: the decision log, false mentions taken back, and unlinked mentions.
+
+A mixin of SqliteStore (it uses self.db); kept apart so the main store module stays readable.
+"""
+
+from __future__ import annotations
+
+import json
+
+_DECISION_KEYS = ("id", "surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score",
+                  "features", "outcome", "decided_by", "doc_path", "created_at", "decided_at")
+
+
+class ResolutionQueries:
+    db: object
+
+    # --- the decision log ----------------------------------------------------------
+
+    def add_decision(self, row: dict) -> int:
+        """Log one decision (keys as in _DECISION_KEYS, id and decided_at optional); returns its id."""
+        return self.db.execute(
+            "INSERT INTO resolution_decisions (surface, surface_key, surface_type, candidate_key, candidate_name,"
+            " score, features, outcome, decided_by, doc_path, created_at, decided_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (row["surface"], row["surface_key"], row["surface_type"], row.get("candidate_key"),
+             row.get("candidate_name"), row.get("score"), json.dumps(row.get("features") or {}, sort_keys=True),
+             row["outcome"], row["decided_by"], row.get("doc_path"), row["created_at"], row.get("decided_at")),
+        ).fetchone()[0]
+
+    def decisions(self, outcome: str | None = None, ids: tuple[int, ...] = ()) -> list[dict]:
+        clauses, params = [], []
+        if outcome:
+            clauses.append("outcome = ?")
+            params.append(outcome)
+        if ids:
+            clauses.append(f"id IN ({','.join('?' * len(ids))})")
+            params.extend(ids)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self.db.execute(f"SELECT {', '.join(_DECISION_KEYS)} FROM resolution_decisions{where} ORDER BY id",
+                               params)
+        return [{**dict(zip(_DECISION_KEYS, r)), "features": json.loads(r[7])} for r in rows]
+
+    def get_decision(self, decision_id: int) -> dict | None:
+        found = self.decisions(ids=(decision_id,))
+        return found[0] if found else None
+
+    def decide(self, decision_id: int, outcome: str, decided_by: str, now: str) -> None:
+        self.db.execute("UPDATE resolution_decisions SET outcome = ?, decided_by = ?, decided_at = ? WHERE id = ?",
+                        (outcome, decided_by, now, decision_id))
+
+    def decided_pairs(self) -> dict[tuple[str, str], str]:
+        """(surface key, candidate key) -> the latest of confirmed / rejected / asked / auto-linked."""
+        rows = self.db.execute(
+            "SELECT surface_key, candidate_key, outcome FROM resolution_decisions WHERE candidate_key IS NOT NULL"
+            " AND outcome != 'new' ORDER BY id")
+        return {(s, c): o for s, c, o in rows}
+
+    def drop_open_questions(self, keep: set[tuple[str, str]]) -> int:
+        """Questions no longer raised by any name are withdrawn; answered ones stay as the log."""
+        rows = self.db.execute("SELECT id, surface_key, candidate_key FROM resolution_decisions"
+                               " WHERE outcome = 'asked'").fetchall()
+        gone = [(i,) for i, s, c in rows if (s, c) not in keep]
+        self.db.executemany("DELETE FROM resolution_decisions WHERE id = ?", gone)
+        return len(gone)
+
+    def replace_decisions(self, rows: list[dict]) -> None:
+        """Import: the log becomes exactly rows."""
+        self.db.execute("DELETE FROM resolution_decisions")
+        for row in rows:
+            self.add_decision(row)
+
+    # --- false mentions ------------------------------------------------------------
+
+    def add_unlink(self, entity_key: str, entity_name: str, doc_path: str, now: str) -> bool:
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO entity_unlinks (entity_key, entity_name, doc_path, created_at) VALUES (?, ?, ?, ?)",
+            (entity_key, entity_name, doc_path, now))
+        return cursor.rowcount > 0
+
+    def remove_unlink(self, entity_key: str, doc_path: str) -> bool:
+        cursor = self.db.execute("DELETE FROM entity_unlinks WHERE entity_key = ? AND doc_path = ?",
+                                 (entity_key, doc_path))
+        return cursor.rowcount > 0
+
+    def unlinks(self) -> list[dict]:
+        rows = self.db.execute("SELECT entity_key, entity_name, doc_path, created_at FROM entity_unlinks"
+                               " ORDER BY doc_path, entity_key")
+        return [dict(zip(("entity_key", "entity_name", "doc_path", "created_at"), r)) for r in rows]
+
+    def unlinked_entities_by_doc(self) -> dict[int, set[int]]:
+        """Document id -> ids of entities whose text mentions there the user took back."""
+        out: dict[int, set[int]] = {}
+        for doc_id, entity_id in self.db.execute(
+                "SELECT d.id, e.id FROM entity_unlinks u JOIN documents d ON d.path = u.doc_path"
+                " JOIN entities e ON e.key = u.entity_key"):
+            out.setdefault(doc_id, set()).add(entity_id)
+        return out
+
+    # --- unlinked mentions -----------------------------------------------------------
+
+    def unlinked_mentions(self, entity_id: int | None = None, limit: int | None = None) -> list[dict]:
+        """Per (entity, document): text that names the entity where the document never links it,
+        with the first such mention (its offsets and surface) and how many there are."""
+        where, params = "", []
+        if entity_id is not None:
+            where, params = "AND m.entity_id = ?", [entity_id]
+        sql = f"""
+            SELECT m.entity_id, e.name, e.type, d.path, count(*), min(m.start) FROM mentions m
+            JOIN entities e ON e.id = m.entity_id JOIN documents d ON d.id = m.doc_id
+            WHERE m.kind = 'text' AND m.start IS NOT NULL {where}
+              AND (e.page_doc_id IS NULL OR e.page_doc_id != m.doc_id)
+              AND NOT EXISTS (SELECT 1 FROM mentions l WHERE l.entity_id = m.entity_id AND l.doc_id = m.doc_id
+                              AND l.kind IN ('wikilink', 'link', 'frontmatter'))
+            GROUP BY m.entity_id, m.doc_id ORDER BY e.name, d.path"""
+        if limit:
+            sql += " LIMIT ?"
+            params.append(limit)
+        out = []
+        for entity_id_, name, etype, path, count, first in self.db.execute(sql, params).fetchall():
+            surface, chunk_start, text = self.db.execute(
+                "SELECT m.surface, c.start, c.text FROM mentions m JOIN chunks c ON c.id = m.chunk_id"
+                " JOIN documents d ON d.id = m.doc_id WHERE m.entity_id = ? AND d.path = ? AND m.start = ?",
+                (entity_id_, path, first)).fetchone()
+            out.append({"entity_id": entity_id_, "entity": name, "entity_type": etype, "path": path,
+                        "count": count, "surface": surface, "start": first,
+                        "context": _context(text, first - chunk_start, len(surface))})
+        return out
+
+
+def _context(text: str, start: int, length: int, width: int = 40) -> str:
+    before = text[max(0, start - width):start].split("\n")[-1]
+    after = text[start + length:start + length + width].split("\n")[0]
+    return " ".join(f"{before}{text[start:start + length]}{after}".split())
