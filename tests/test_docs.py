@@ -133,6 +133,9 @@ def json_outputs(tmp_path_factory):
     shutil.copytree(SAMPLE_VAULT, vault, ignore=shutil.ignore_patterns(".kbgraph"))
     (vault / "notes" / "broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
     (vault / "notes" / "empty.md").write_text("", encoding="utf-8")
+    # Misspelt first names: kbg index asks who they are, so the resolve commands have questions to answer.
+    (vault / "notes" / "standup.md").write_text("---\nattendees: [Arjoon, Lenna]\n---\n# Standup\n",
+                                                encoding="utf-8")
     for path in vault.rglob("*"):
         if path.is_file():
             os.utime(path, (_OLD_MTIME, _OLD_MTIME))
@@ -193,12 +196,21 @@ def json_outputs(tmp_path_factory):
                                                       *v, "--json"), 0),
         ("kbg entity unmerge", ("entity", "unmerge", "TF", *v, "--json"), 0),
         ("kbg export", ("export", *v, "--json"), 0),  # now with the decision the unmerge logged
+        ("kbg resolve log", ("resolve", "log", *v, "--json"), 0),
     ]
     out = []
     for command, args, code in runs:
         result = run_kbg(*args)
         assert result.returncode == code, (args, result.returncode, result.stderr)
         out.append((command, json.loads(result.stdout)))
+    pending = json.loads(run_kbg("resolve", "pending", *v, "--json").stdout)
+    out.append(("kbg resolve pending", pending))
+    question = {q["candidate_name"]: q["id"] for q in pending["questions"]}
+    for verb, name in (("reject", "Lena Fischer"), ("confirm", "Arjun Mehta")):
+        result = run_kbg("resolve", verb, str(question[name]), *v, "--json")
+        assert result.returncode == 0, result.stderr
+        out.append((f"kbg resolve {verb}", json.loads(result.stdout)))
+    out.append(("kbg resolve calibrate", json.loads(run_kbg("resolve", "calibrate", "--dry-run", *v, "--json").stdout)))
     for line in run_kbg("search", "kafka", *v, "--format", "jsonl").stdout.splitlines():
         out.append(("#search-hit", json.loads(line)))
     for line in run_kbg("entity", "relations", "Sam Li", *v, "--format", "jsonl").stdout.splitlines():
@@ -209,7 +221,7 @@ def json_outputs(tmp_path_factory):
         out.append(("#relation-row", json.loads(line)))
     records = {"header": "kbg export", "entity": "#exported-entity", "asserted_entity": "#asserted-entity",
                "merge": "#merge", "relation": "#exported-relation", "unlink": "#unlink",
-               "decision": "#resolution-decision"}
+               "reference_link": "#reference-link", "decision": "#resolution-decision"}
     with open(export_file, encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)

@@ -249,6 +249,9 @@ def test_export_import_round_trip_into_a_fresh_vault(rvault, tmp_path):
     def comparable(vault):
         data = json.loads(run_kbg("export", "--vault", str(vault)).stdout)
         data.pop("exported_at")
+        # The resolution log is each vault's history: the fresh one saw [[Priya]] before the import
+        # created her, and logged it as a new name. What the user decided is in merges and unlinks.
+        data.pop("decisions")
         return data
 
     assert comparable(fresh) == comparable(rvault)

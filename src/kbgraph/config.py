@@ -111,6 +111,14 @@ max_file_mb = 10
 # People seen together in this many meetings are suggested as collaborators (0: off):
 # cooccurrence = 3
 
+# A name that no page spells exactly ("Arjoon Mehta", "AJ") is compared with the known entities:
+# at or above `auto` it is linked (a recorded merge: `kbg entity unmerge` undoes it), between
+# `ask` and `auto` it becomes a question (`kbg resolve pending`), below it stays a new entity.
+# [resolve]
+# auto = 0.90
+# ask = 0.55
+# enabled = true
+
 # Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
 # [relations.types.advises]
 # inverse = "advised-by"
@@ -155,6 +163,15 @@ class LlmConfig:
 
 
 @dataclass(frozen=True)
+class ResolveConfig:
+    """[resolve]: entity resolution of names no page spells exactly (a score is a probability)."""
+
+    enabled: bool = True
+    auto: float = 0.90  # link without asking at or above
+    ask: float = 0.55  # ask the user at or above; below, a new entity
+
+
+@dataclass(frozen=True)
 class Config:
     ignore: tuple[str, ...] = ()
     extensions: tuple[str, ...] = (".md", ".markdown", ".txt")
@@ -171,6 +188,7 @@ class Config:
     extract_patterns: bool = True  # run the pattern rules during `kbg index` (suggestions)
     cooccurrence: int = 3  # people together in this many meetings may collaborate (0: off)
     llm: LlmConfig | None = None  # the optional LLM extractor; off unless configured
+    resolve: ResolveConfig = field(default_factory=lambda: ResolveConfig())
 
 
 def load_config(vault_root: Path) -> Config:
@@ -186,11 +204,12 @@ def load_config(vault_root: Path) -> Config:
 
 
 _KNOWN_KEYS = {
-    "": {"index", "kinds", "entities", "relations", "extract"},
+    "": {"index", "kinds", "entities", "relations", "extract", "resolve"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages"},
     "relations": {"types", "create_pages", "frontmatter"},
     "extract": {"patterns", "cooccurrence", "llm"},
+    "resolve": {"enabled", "auto", "ask"},
 }
 
 
@@ -256,6 +275,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         extract_patterns=_flag(_table(raw, "extract", source), "patterns", True, source),
         cooccurrence=_count(_table(raw, "extract", source), "cooccurrence", 3, source),
         llm=_llm(_table(raw, "extract", source).get("llm"), source),
+        resolve=_resolve(_table(raw, "resolve", source), source),
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
         frontmatter_relations=tuple(
             _frontmatter_relation(key, spec, entity_types, vocabulary, source)
@@ -289,6 +309,16 @@ def _llm(raw: object, source: str) -> LlmConfig | None:
     if key_env is not None and not isinstance(key_env, str):
         raise ConfigError(f"{where}: api_key_env must be the name of an environment variable")
     return LlmConfig(url, model, key_env, float(timeout))
+
+
+def _resolve(table: dict, source: str) -> ResolveConfig:
+    auto, ask = table.get("auto", 0.90), table.get("ask", 0.55)
+    for key, value in (("auto", auto), ("ask", ask)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+            raise ConfigError(f"{source}: resolve.{key} must be a probability above 0 and at most 1, got {value!r}")
+    if not ask < auto:
+        raise ConfigError(f"{source}: resolve.ask ({ask}) must be below resolve.auto ({auto})")
+    return ResolveConfig(_flag(table, "enabled", True, source), float(auto), float(ask))
 
 
 def _count(table: dict, key: str, default: int, source: str) -> int:

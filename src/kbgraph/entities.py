@@ -35,9 +35,12 @@ def entity_key(entity_type: str, name: str) -> str:
 
 
 def assemble_entities(
-    claims: list[EntityClaim], merges: list[Merge] = ()
+    claims: list[EntityClaim], merges: list[Merge] = (), links: dict[tuple[str, str, str], str] | None = None
 ) -> tuple[list[EntityRecord], dict[tuple[int, str, str], str]]:
     """The entity set, and for each reference claim (doc, type, name) the key of the entity it names.
+
+    links: (document path, type, name key) -> entity key, the user's answer that in that document a
+    name means that entity (`kbg resolve confirm` on a name too short to be an alias everywhere).
 
     Recorded merges are replayed last, in the order they were made: the merged entity's
     name and aliases become aliases of the one it was merged into, and its pages and
@@ -77,7 +80,9 @@ def assemble_entities(
 
     resolved: dict[tuple[int, str, str], str] = {}
     for claim in sorted((c for c in claims if c.role != "page"), key=lambda c: (c.doc_path, c.name)):
-        target = _resolve_reference(claim, specs, by_name)
+        target = (links or {}).get((claim.doc_path, claim.type, name_key(claim.name)))
+        if target not in specs:
+            target = _resolve_reference(claim, specs, by_name)
         if target is None and claim.role == "relation-target":
             linked = set(by_link.get(name_key(claim.name), ()))
             target = linked.pop() if len(linked) == 1 else None

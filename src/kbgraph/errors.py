@@ -61,3 +61,10 @@ class Ambiguous(KbgError):
     def __init__(self, message: str, candidates: list[dict]):
         super().__init__(message)
         self.candidates = candidates
+
+
+# --- optional dependencies -------------------------------------------------------
+
+
+class MissingDependency(KbgError):
+    """A feature needs a package that is not installed; the message names what to install."""

@@ -20,6 +20,7 @@ from .common_words import COMMON_WORDS
 from .model import Link, Mention
 from .names import fold
 
+MAX_WORD_CHARS = 100
 _TOKEN = re.compile(r"[\w@]+(?:['’&+][\w]+)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*+>#]+\s*|\d+[.)]\s*)?)$")
 
@@ -172,6 +173,8 @@ def _entry(form: Form) -> _Entry | None:
     if not spans:
         return None
     tokens = tuple(_lower(folded[s:e]) for s, e in spans)
+    if any(len(token) > MAX_WORD_CHARS for token in tokens):
+        return None  # no word of a name is that long; the trie over it would recurse per character
     gaps = tuple(folded[spans[k][1] : spans[k + 1][0]].strip() for k in range(len(spans) - 1))
     words = tuple(folded[s:e] for s, e in spans)
     case_sensitive = any(w != w.lower() for w in words)

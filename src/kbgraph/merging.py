@@ -70,7 +70,7 @@ def unmerge_entity(ws, merged_name: str) -> dict:
         with store.transaction():
             into = store.entity_ids_by_key().get(merge.into_key)
             store.delete_merge(merge.from_key)
-            store.add_decision({"surface": merge.from_name, "surface_key": name_key(merge.from_name),
+            store.add_decision({"surface": merge.from_name, "surface_key": _surface_key(merge.from_name),
                                 "surface_type": merge.from_type, "candidate_key": merge.into_key,
                                 "candidate_name": merge.into_name, "outcome": "rejected", "decided_by": "user",
                                 "features": {"unmerged": True}, "created_at": now, "decided_at": now})
@@ -82,6 +82,18 @@ def unmerge_entity(ws, merged_name: str) -> dict:
     restored += _restate_on_pages(ws, to_page, into, from_id)
     return {"unmerged": merge.from_name, "from": merge.into_name, "type": merge.from_type,
             "relations_restored": restored}
+
+
+def _surface_key(name: str) -> str:
+    """The key entity resolution remembers answers under (see kbgraph.resolve.keys.surface_key)."""
+    from .errors import InvalidInput as Invalid
+    from .names import name_key
+    from .resolve.keys import surface_key
+
+    try:
+        return surface_key(name)
+    except Invalid:
+        return name_key(name)
 
 
 def _merge_record(store, name: str) -> dict:

@@ -213,8 +213,11 @@ def entities_stage(run: IndexRun) -> None:
     # would otherwise be marked done without being applied.
     with store.transaction():
         claims = store.all_claims()
-        merges = store.merges()
-        records, resolved = assemble_entities(claims, merges)
+        merges, links = store.merges(), _reference_links(store)
+        records, resolved = assemble_entities(claims, merges, links)
+        if run.config.resolve.enabled and _resolve_references(run, records, claims, resolved, now):
+            merges, links = store.merges(), _reference_links(store)  # what the resolver linked: assemble again
+            records, resolved = assemble_entities(claims, merges, links)
         run.assembly = (claims, resolved, merges)
         # An entity kept alive only by a user's relations whose name now resolves elsewhere (a page
         # took it as an alias) hands its relations over instead of losing them.
@@ -229,6 +232,21 @@ def entities_stage(run: IndexRun) -> None:
             store.set_meta("mentions_rescan_all", "1")
             store.set_meta("forms_fingerprint", fingerprint)
         store.set_meta("entities_dirty", "0")
+
+
+def _reference_links(store) -> dict[tuple[str, str, str], str]:
+    return {(r["doc_path"], r["type"], r["name_key"]): r["entity_key"] for r in store.reference_links()}
+
+
+def _resolve_references(run: IndexRun, records, claims, resolved, now: str) -> int:
+    """Put the names no page spells exactly to the resolver; returns how many it linked (as merges)."""
+    from .resolve.decisions import current_weights, record_reference_decisions, thresholds
+    from .resolve.references import resolve_references
+
+    store = run.store
+    decisions = resolve_references(records, claims, store.decided_pairs(), current_weights(store),
+                                   thresholds(run.config), resolved)
+    return record_reference_decisions(store, decisions, now)
 
 
 def relations_stage(run: IndexRun) -> None:
@@ -393,7 +411,7 @@ def _claim_entities_by_doc(store, assembly: tuple | None) -> dict[int, list[tupl
     """Per document: (entity id, claimed name, role) for its page entity and frontmatter references."""
     if assembly is None:
         claims, merges = store.all_claims(), store.merges()
-        _, resolved = assemble_entities(claims, merges)
+        _, resolved = assemble_entities(claims, merges, _reference_links(store))
     else:
         claims, resolved, merges = assembly
     merged_into = {m.from_key: m.into_key for m in merges}

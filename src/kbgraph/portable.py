@@ -18,7 +18,8 @@ from .relations import now_iso, parse_valid_until
 
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
-                 "relation": "relations", "unlink": "unlinks", "decision": "decisions"}
+                 "relation": "relations", "unlink": "unlinks", "reference_link": "reference_links",
+                 "decision": "decisions"}
 _DECISION_FIELDS = ("surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score", "features",
                     "outcome", "decided_by", "doc_path", "created_at", "decided_at")
 _OUTCOMES = ("auto-linked", "asked", "confirmed", "rejected", "new")
@@ -46,6 +47,9 @@ def export_data(store, symmetric: frozenset[str] = frozenset()) -> dict:
         "relations": relations,
         "unlinks": [{"entity": {"type": u["entity_key"].split(":", 1)[0], "name": u["entity_name"]},
                      "doc_path": u["doc_path"], "created_at": u["created_at"]} for u in store.unlinks()],
+        "reference_links": [{"doc_path": r["doc_path"], "name": r["name_key"], "type": r["type"],
+                             "entity": {"type": r["entity_key"].split(":", 1)[0], "name": r["entity_name"]},
+                             "created_at": r["created_at"]} for r in store.reference_links()],
         "decisions": [{k: d[k] for k in _DECISION_FIELDS} for d in store.decisions()],
     }
 
@@ -99,11 +103,12 @@ def _from_jsonl(text: str) -> dict:
 def import_data(ws, data: dict) -> dict:
     """Restore asserted entities and relations into ws; returns counts. All-or-nothing validation first."""
     store, vocab = ws.store, ws.config.vocabulary
-    for key in ("relations", "asserted_entities", "merges", "unlinks", "decisions"):
+    for key in ("relations", "asserted_entities", "merges", "unlinks", "reference_links", "decisions"):
         if not isinstance(data.get(key, []), list):
             raise InvalidInput(f"not a kbgraph export: {key} must be a list")
     unlinks = [_valid_unlink(i, u, ws.config.entity_types) for i, u in enumerate(data.get("unlinks", []))]
     decisions = [_valid_decision(i, d) for i, d in enumerate(data.get("decisions", []))]
+    links = [_valid_link(i, r, ws.config.entity_types) for i, r in enumerate(data.get("reference_links", []))]
     relations = [_valid_relation(i, r, vocab, ws.config.entity_types) for i, r in enumerate(data.get("relations", []))]
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
@@ -116,6 +121,10 @@ def import_data(ws, data: dict) -> dict:
     now = now_iso()
     known = {m.from_key for m in store.merges()}
     with store.transaction():
+        for link in links:
+            store.add_reference_link(link["doc_path"], link["type"], link["name"],
+                                     entity_key(link["entity"]["type"], link["entity"]["name"]),
+                                     link["entity"]["name"], link.get("created_at") or now)
         for item in asserted:
             store.add_asserted_entity(item["type"], item["name"], item.get("created_at") or now)
         for merge, created_at in merges:
@@ -157,7 +166,8 @@ def import_data(ws, data: dict) -> dict:
             store.mark_for_rescan(None)
         index_vault(Path(ws.root), store=store, only=set(), lock_wait=30)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
-            "created_entities": len(missing), "unlinks": len(unlinks), "decisions": len(decisions)}
+            "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
+            "decisions": len(decisions)}
 
 
 def _restore_resolution(store, unlinks: list[dict], decisions: list[dict], now: str) -> None:
@@ -202,6 +212,16 @@ def _rebuild_entities(ws) -> None:
     with ws.store.transaction():
         ws.store.set_meta("entities_dirty", "1")
     index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
+
+
+def _valid_link(index: int, item: object, entity_types) -> dict:
+    if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item[k] for k in
+                                             ("doc_path", "name", "type")) or not isinstance(item.get("entity"), dict):
+        raise InvalidInput(f"reference link #{index + 1}: needs doc_path, name, type and entity (type and name)")
+    _valid_entity(index, item["entity"], entity_types)
+    if item["type"] not in entity_types:
+        raise InvalidInput(f"reference link #{index + 1}: unknown entity type {item['type']!r}")
+    return item
 
 
 def _valid_entity(index: int, item: object, entity_types) -> dict:

@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from . import documents_cmd, entity_cmd, index_cmd, mentions_cmd, portable_cmd, relations_cmd, suggestions_cmd
+from . import (documents_cmd, entity_cmd, index_cmd, mentions_cmd, portable_cmd, relations_cmd,
+               resolve_cmd, suggestions_cmd)
 
 
 @click.group(name="kbg", context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,6 +26,7 @@ for _group in entity_cmd.typed_groups():
     cli.add_command(_group)
 cli.add_command(portable_cmd.export)
 cli.add_command(portable_cmd.import_)
+cli.add_command(resolve_cmd.resolve)
 relations_cmd.register(entity_cmd.entity)
 suggestions_cmd.register(entity_cmd.entity)
 mentions_cmd.register(entity_cmd.entity)

@@ -406,6 +406,18 @@ def m009_resolution(db: sqlite3.Connection) -> None:
         CREATE INDEX resolution_pair ON resolution_decisions (surface_key, candidate_key);
         CREATE INDEX resolution_outcome ON resolution_decisions (outcome);
 
+        -- "In this note, this name means that entity": a confirmed answer about a name that says too
+        -- little to become an alias everywhere ("Sam"), kept per document.
+        CREATE TABLE reference_links (
+            doc_path TEXT NOT NULL,
+            type TEXT NOT NULL,
+            name_key TEXT NOT NULL,
+            entity_key TEXT NOT NULL,
+            entity_name TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (doc_path, type, name_key)
+        ) STRICT;
+
         -- "This text does not mean that entity": a false mention the user took back (`kbg entity unlink`).
         CREATE TABLE entity_unlinks (
             entity_key TEXT NOT NULL,

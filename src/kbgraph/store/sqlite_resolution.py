@@ -55,6 +55,11 @@ class ResolutionQueries:
             " AND outcome != 'new' ORDER BY id")
         return {(s, c): o for s, c, o in rows}
 
+    def logged_new_keys(self) -> set[str]:
+        """Surface keys already logged as a new entity (logged once, not on every index run)."""
+        return {r[0] for r in self.db.execute("SELECT DISTINCT surface_key FROM resolution_decisions"
+                                               " WHERE outcome = 'new'")}
+
     def drop_open_questions(self, keep: set[tuple[str, str]]) -> int:
         """Questions no longer raised by any name are withdrawn; answered ones stay as the log."""
         rows = self.db.execute("SELECT id, surface_key, candidate_key FROM resolution_decisions"
@@ -68,6 +73,27 @@ class ResolutionQueries:
         self.db.execute("DELETE FROM resolution_decisions")
         for row in rows:
             self.add_decision(row)
+
+    # --- names linked in one document ---------------------------------------------------
+
+    def add_reference_link(self, doc_path: str, entity_type: str, name_key: str, entity_key: str, entity_name: str,
+                           now: str) -> None:
+        self.db.execute(
+            "INSERT INTO reference_links (doc_path, type, name_key, entity_key, entity_name, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (doc_path, type, name_key) DO UPDATE SET"
+            " entity_key = excluded.entity_key, entity_name = excluded.entity_name, created_at = excluded.created_at",
+            (doc_path, entity_type, name_key, entity_key, entity_name, now))
+
+    def reference_links(self) -> list[dict]:
+        rows = self.db.execute("SELECT doc_path, type, name_key, entity_key, entity_name, created_at"
+                               " FROM reference_links ORDER BY doc_path, type, name_key")
+        return [dict(zip(("doc_path", "type", "name_key", "entity_key", "entity_name", "created_at"), r)) for r in rows]
+
+    def docs_claiming(self, entity_type: str, name: str) -> list[str]:
+        """Paths of the documents whose frontmatter or relation lines name (type, name)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT d.path FROM entity_claims c JOIN documents d ON d.id = c.doc_id"
+            " WHERE c.type = ? AND c.name = ? AND c.role != 'page' ORDER BY d.path", (entity_type, name))]
 
     # --- false mentions ------------------------------------------------------------
 

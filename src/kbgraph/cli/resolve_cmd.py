@@ -1,0 +1,127 @@
+"""`kbg resolve pending|confirm|reject|calibrate|log`: the questions entity resolution asks, and its log."""
+
+from __future__ import annotations
+
+import click
+
+from .common import json_option, list_options, open_workspace, vault_option
+
+_FIELDS = ("id", "surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score", "features",
+           "outcome", "decided_by", "doc_path", "created_at", "decided_at")
+
+
+@click.group("resolve")
+def resolve() -> None:
+    """Entity resolution: answer its questions, read its log, refit its weights."""
+
+
+@resolve.command("pending")
+@vault_option
+@list_options
+def pending(vault, as_json, fmt, fields) -> None:
+    """Questions waiting for an answer: is this name that entity?"""
+    from ..resolve.decisions import pending as find
+    from .output import emit_rows, resolve_format
+
+    fmt = resolve_format(fmt, as_json)
+    with open_workspace(vault) as ws:
+        rows = find(ws.store)
+    if fmt == "table" and not fields:
+        _print_questions(rows)
+        return
+    emit_rows(rows, fmt, fields, {"count": len(rows)}, "questions",
+              [("id", "Id"), ("surface", "Name"), ("candidate_name", "Is it"), ("score", "P"), ("doc_path", "Seen in")],
+              row_keys=_FIELDS, title="Pending questions", empty_message="no questions waiting")
+
+
+def _print_questions(rows: list[dict]) -> None:
+    from rich.markup import escape
+
+    from .output import stdout_console
+
+    console = stdout_console()
+    if not rows:
+        console.print("[dim]no questions waiting[/dim]")
+    for r in rows:
+        seen = f"  [dim](in {escape(r['doc_path'])})[/dim]" if r["doc_path"] else ""
+        console.print(f"#{r['id']}  {escape(repr(r['surface']))} == {escape(r['candidate_name'] or '?')} "
+                      f"(P={r['score']:.2f})?{seen}", highlight=False)
+    if rows:
+        console.print("[dim]answer with `kbg resolve confirm ID` or `kbg resolve reject ID`[/dim]")
+
+
+@resolve.command("log")
+@click.option("--outcome", default=None, type=click.Choice(["auto-linked", "asked", "confirmed", "rejected", "new"]),
+              help="Only decisions with this outcome.")
+@vault_option
+@list_options
+def log(outcome, vault, as_json, fmt, fields) -> None:
+    """Every resolution decision, oldest first: the data `kbg resolve calibrate` learns from."""
+    from .output import emit_rows, resolve_format
+
+    fmt = resolve_format(fmt, as_json)
+    with open_workspace(vault) as ws:
+        rows = ws.store.decisions(outcome)
+    emit_rows(rows, fmt, fields, {"count": len(rows)}, "decisions",
+              [("id", "Id"), ("surface", "Name"), ("candidate_name", "Entity"), ("score", "P"),
+               ("outcome", "Outcome"), ("decided_by", "By")],
+              row_keys=_FIELDS, title="Resolution decisions", empty_message="no decisions logged")
+
+
+@resolve.command("confirm")
+@click.argument("question_id", type=int)
+@vault_option
+@json_option
+def confirm(question_id, vault, as_json) -> None:
+    """Yes: the name is that entity (recorded as a merge; `kbg entity unmerge NAME` undoes it)."""
+    from ..resolve.decisions import confirm as do_confirm
+
+    with open_workspace(vault) as ws:
+        result = do_confirm(ws, question_id)
+    _emit(result, as_json, f"confirmed #{question_id}: {result['surface']!r} is {result['entity']}")
+
+
+@resolve.command("reject")
+@click.argument("question_id", type=int)
+@vault_option
+@json_option
+def reject(question_id, vault, as_json) -> None:
+    """No: the name is not that entity; the pair is never asked about again."""
+    from ..resolve.decisions import reject as do_reject
+
+    with open_workspace(vault) as ws:
+        result = do_reject(ws, question_id)
+    _emit(result, as_json, f"rejected #{question_id}: {result['surface']!r} is not {result['entity']}")
+
+
+@resolve.command("calibrate")
+@click.option("--dry-run", is_flag=True, help="Report the refit without saving the new weights.")
+@vault_option
+@json_option
+def calibrate(dry_run, vault, as_json) -> None:
+    """Refit the scorer's weights from confirmed and rejected answers; report before and after on them."""
+    from ..resolve.decisions import calibrate as do_calibrate
+
+    with open_workspace(vault) as ws:
+        result = do_calibrate(ws.store, ws.config, dry_run)
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+        return
+    from .output import render_table
+
+    rows = [{"model": side, **result[side]} for side in ("before", "after")]
+    render_table(rows, [("model", "Model"), ("version", "Weights"), ("log_loss", "Log-loss"), ("brier", "Brier"),
+                        ("accuracy", "Accuracy"), ("auto_links", "Auto-links"), ("auto_precision", "Auto precision")],
+                 f"Calibration on {result['examples']} answers ({result['same']} same)", "")
+    print("saved: the next `kbg index` uses the new weights" if result["saved"] else "dry run: nothing saved")
+
+
+def _emit(result: dict, as_json: bool, line: str) -> None:
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+    else:
+        print(line)

@@ -1,0 +1,75 @@
+"""The values entity resolution takes and returns: frozen, JSON-ready with kbgraph.model.as_dict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .features import Features
+
+OUTCOMES = ("auto-link", "ask", "new")
+
+
+@dataclass(frozen=True)
+class EntityProfile:
+    """What the resolver knows of one entity: its names, addresses and the ids it appears with."""
+
+    entity_id: int
+    type: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    emails: tuple[str, ...] = ()
+    context: frozenset[int] = frozenset()  # team, projects, co-mentioned entities
+
+
+@dataclass(frozen=True)
+class MentionInfo:
+    """A name to resolve, with what its note says around it."""
+
+    surface: str  # as written: "Arjun", "AJ", "@amehta", "arjun@acme.io"
+    type: str | None = None  # the extractor's type hint, if any
+    context: frozenset[int] = frozenset()  # ids of entities the same note or section names
+    email: str | None = None  # an address seen with the name ("Arjun <arjun@acme.io>")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One entity the mention may name, with the evidence and the score the rules left it."""
+
+    entity_id: int
+    name: str
+    score: float  # after the rules (a low-information match is capped below auto-link)
+    probability: float  # the logistic model's output, before the rules
+    features: Features
+    capped_by: str | None = None  # the rule that lowered the score, if one did
+    confirmed: bool = False  # the user said earlier that this surface names this entity
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with a mention: link it, ask the user, or open a new entity."""
+
+    surface: str
+    key: str  # the surface key remembered confirmations and rejections use
+    outcome: str  # one of OUTCOMES
+    best: Candidate | None
+    candidates: tuple[Candidate, ...]  # the top k, best first; all of them are shown when asking
+    reason: str  # one line, for the log and for the question put to the user
+    weights_version: str
+
+    def log_rows(self) -> list[dict]:
+        """One row per candidate for the decision log: the data a recalibration learns from."""
+        return [
+            {
+                "surface": self.surface,
+                "key": self.key,
+                "entity_id": c.entity_id,
+                "score": round(c.score, 6),
+                "probability": round(c.probability, 6),
+                "features": c.features.as_dict(),
+                "outcome": self.outcome,
+                "linked": self.outcome == "auto-link" and c is self.best,
+                "reason": self.reason,
+                "weights_version": self.weights_version,
+            }
+            for c in self.candidates
+        ]

@@ -1,0 +1,175 @@
+"""Resolution of referenced-only entities, the names the notes use that no page or user stands behind.
+
+`reports_to: Arjoon Mehta`, `attendees: [AJ]` or `- mentors [[Arjun]]` name someone; when no page's
+name or alias spells it exactly, entity assembly makes a page-less entity of it. Here each such
+entity is put to the resolver against the entities that do have a page (or that a user created):
+
+- auto-link: the reference is the same entity; it becomes a recorded merge (undone by
+  `kbg entity unmerge`), logged as decided by kbgraph;
+- ask: a pending question per candidate in the gray zone (`kbg resolve pending`);
+- new: it stays its own entity; logged once.
+
+Pure: the entity stage gives it the assembled records and the decision log, and writes what it returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InvalidInput
+from ..model import EntityClaim, EntityRecord
+from .model import Candidate, EntityProfile, MentionInfo
+from .scoring import DEFAULT_WEIGHTS, Thresholds, Weights
+
+MAX_CONTEXT = 50  # ids of co-claimed entities kept per profile: enough to see a shared team
+
+
+@dataclass(frozen=True)
+class ReferenceDecision:
+    """What the resolver decided for one referenced-only entity."""
+
+    record_key: str  # the referenced-only entity
+    surface: str
+    type: str
+    surface_key: str
+    outcome: str  # "auto-link" | "ask" | "new"
+    candidates: tuple[tuple[str, str, Candidate], ...]  # (entity key, name, candidate) worth logging
+    doc_path: str | None  # the first document that uses the name
+    doc_paths: tuple[str, ...]  # every document that uses it
+    reason: str
+
+
+def resolve_references(
+    records: list[EntityRecord],
+    claims: list[EntityClaim],
+    decided: dict[tuple[str, str], str],
+    weights: Weights = DEFAULT_WEIGHTS,
+    thresholds: Thresholds = Thresholds(),
+    resolved: dict[tuple[int, str, str], str] | None = None,
+) -> list[ReferenceDecision]:
+    """A decision for every referenced-only entity; `decided` maps (surface key, entity key) to the
+    latest logged outcome, so rejected pairs are never proposed again. `resolved` is the assembly's
+    (doc, type, name) -> entity key of each reference: a name linked in one note is not the
+    referenced-only entity of the same spelling in another."""
+    from .resolver import ResolverIndex
+
+    anchored_keys = {c_key for c_key in _anchored(records, claims)}
+    index_of = {r.key: i for i, r in enumerate(records)}
+    owner = _owner(records, claims, index_of, resolved or {})
+    context = _context(claims, owner)
+    profiles = []
+    for i, record in enumerate(records):
+        if record.key in anchored_keys:
+            profile = _profile(i, record, context.get(i, frozenset()))
+            if profile is not None:
+                profiles.append(profile)
+    if not profiles:
+        return []
+    resolver = ResolverIndex(profiles, weights=weights, thresholds=thresholds)
+    docs: dict[int, list[str]] = {}
+    for claim in sorted(claims, key=lambda c: c.doc_path):
+        if claim.doc_path and claim.role != "page" and owner.get(claim) is not None:
+            docs.setdefault(owner[claim], []).append(claim.doc_path)
+    out = []
+    for i, record in enumerate(records):
+        if record.key in anchored_keys:
+            continue
+        decision = _resolve_one(resolver, record, context.get(i, frozenset()), records, decided)
+        if decision is not None:
+            out.append(
+                ReferenceDecision(
+                    record.key,
+                    record.name,
+                    record.type,
+                    decision.key,
+                    decision.outcome,
+                    _worth_logging(decision, records, thresholds),
+                    next(iter(docs.get(i, [])), None),
+                    tuple(dict.fromkeys(docs.get(i, []))),
+                    decision.reason,
+                )
+            )
+    return out
+
+
+def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], records, decided):
+    from .keys import surface_key
+
+    try:
+        key = surface_key(record.name)
+    except InvalidInput:
+        return None  # a name with nothing to match ("???"): it stays what it is
+    # A confirmed answer is applied already (a merge, or a link in the documents it was about); a name
+    # still here comes from another note, where a short name may mean someone else: it is asked again.
+    rejected = {i for i, r in enumerate(records) if decided.get((key, r.key)) == "rejected"}
+    try:
+        return resolver.resolve(MentionInfo(record.name, record.type, context),
+                                rejected=frozenset((key, i) for i in rejected))
+    except InvalidInput:
+        return None
+
+
+def _worth_logging(decision, records, thresholds: Thresholds) -> tuple:
+    """auto-link: the chosen entity; ask: every candidate in the gray zone or above; new: the best one."""
+    if decision.outcome == "auto-link":
+        chosen = [decision.best]
+    elif decision.outcome == "ask":
+        chosen = [c for c in decision.candidates if c.score >= thresholds.ask] or [decision.best]
+    else:
+        chosen = list(decision.candidates[:1])
+    return tuple((records[c.entity_id].key, records[c.entity_id].name, c) for c in chosen if c is not None)
+
+
+def _anchored(records: list[EntityRecord], claims: list[EntityClaim]) -> set[str]:
+    """Entities a page or a user stands behind (an asserted claim carries the entity's own name)."""
+    from ..entities import entity_key
+
+    asserted = {entity_key(c.type, c.name) for c in claims if c.role == "asserted"}
+    return {r.key for r in records if r.page_doc_id is not None or r.key in asserted}
+
+
+def _owner(records, claims, index_of: dict[str, int], resolved: dict) -> dict[EntityClaim, int]:
+    """Each claim -> the index of the record it names (pages by their key, references as assembled)."""
+    from ..entities import entity_key
+    from ..names import name_key
+
+    by_name: dict[tuple[str, str], int] = {}
+    for i, record in enumerate(records):
+        for spelling in (record.name, *record.aliases):
+            by_name.setdefault((record.type, name_key(spelling)), i)
+    out = {}
+    for claim in claims:
+        key = resolved.get((claim.doc_id, claim.type, claim.name)) if claim.role != "page" else None
+        i = index_of.get(key or entity_key(claim.type, claim.name))
+        out[claim] = i if i is not None else by_name.get((claim.type, name_key(claim.name)))
+    return out
+
+
+def _context(claims, owner: dict[EntityClaim, int]) -> dict[int, frozenset[int]]:
+    """Per entity: the other entities claimed by the documents that claim it (its team, its meetings)."""
+    per_doc: dict[int, set[int]] = {}
+    for claim in claims:
+        if claim.doc_id == 0 or owner.get(claim) is None:
+            continue  # asserted by a user, not said by a note
+        per_doc.setdefault(claim.doc_id, set()).add(owner[claim])
+    out: dict[int, set[int]] = {}
+    for members in per_doc.values():
+        if len(members) > MAX_CONTEXT:
+            continue  # a roster of everyone says nothing about anyone
+        for i in members:
+            out.setdefault(i, set()).update(members - {i})
+    return {i: frozenset(sorted(ids)[:MAX_CONTEXT]) for i, ids in out.items()}
+
+
+def _profile(i: int, record: EntityRecord, context: frozenset[int]) -> EntityProfile | None:
+    emails = record.attributes.get("email") or record.attributes.get("emails") or ()
+    emails = (emails,) if isinstance(emails, str) else tuple(e for e in emails if isinstance(e, str))
+    aliases = tuple(a for a in record.aliases if a.strip())
+    from .resolver import profile_keys
+
+    profile = EntityProfile(i, record.type, record.name, aliases, emails, context)
+    try:
+        profile_keys(profile)
+    except InvalidInput:
+        return None
+    return profile
