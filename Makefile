@@ -10,6 +10,8 @@ DEMO_VAULT := examples/vault
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@# The embedding model's files (84 MB, pinned sha256) go to the per-user data folder, or $$KBG_MODEL_DIR.
+	$(KBG) model install
 	touch $@
 
 install: $(VENV)/.installed

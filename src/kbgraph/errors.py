@@ -63,6 +63,29 @@ class Ambiguous(KbgError):
         self.candidates = candidates
 
 
+# --- the embedding model ---------------------------------------------------------
+
+
+class ModelError(KbgError):
+    """The embedding model cannot be used."""
+
+
+class ModelMissing(ModelError):
+    """The model files are not installed; `kbg model install` fetches them."""
+
+
+class ModelCorrupt(ModelError):
+    """A model file does not match its pinned sha256; `kbg model install` replaces it."""
+
+
+class ModelInstallFailed(ModelError):
+    """`kbg model install` could not fetch, verify or unpack the model."""
+
+
+class BackendUnavailable(ModelError):
+    """An optional embedding backend's package is not installed; the message names the extra."""
+
+
 # --- optional dependencies -------------------------------------------------------
 
 

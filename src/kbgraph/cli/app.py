@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import (documents_cmd, entity_cmd, index_cmd, mentions_cmd, portable_cmd, relations_cmd,
+from . import (documents_cmd, entity_cmd, index_cmd, mentions_cmd, model_cmd, portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
 
 
@@ -26,6 +26,7 @@ for _group in entity_cmd.typed_groups():
     cli.add_command(_group)
 cli.add_command(portable_cmd.export)
 cli.add_command(portable_cmd.import_)
+cli.add_command(model_cmd.model)
 cli.add_command(resolve_cmd.resolve)
 relations_cmd.register(entity_cmd.entity)
 suggestions_cmd.register(entity_cmd.entity)

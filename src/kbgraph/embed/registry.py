@@ -1,0 +1,64 @@
+"""Embedders by name: the built-in ones and any a caller registers, made through one factory.
+
+`load_embedder(None)` is the default model. Tests register or name "fake" the same
+way a real embedder is chosen, so the code under test cannot tell the difference.
+Factories import their backend only when called: naming an embedder costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import ConfigError
+from .base import Embedder
+
+DEFAULT_EMBEDDER = "minilm"
+
+_FACTORIES: dict[str, Callable[..., Embedder]] = {}
+
+
+def register_embedder(name: str, factory: Callable[..., Embedder], replace: bool = False) -> None:
+    """Make `load_embedder(name, **options)` call `factory(**options)`."""
+    if name in _FACTORIES and not replace:
+        raise ValueError(f"an embedder named {name!r} is already registered")
+    _FACTORIES[name] = factory
+
+
+def available_embedders() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def load_embedder(name: str | None = None, **options) -> Embedder:
+    """The embedder registered as `name` (None: the default, all-MiniLM-L6-v2 on numpy).
+
+    Raises ConfigError for an unknown name, ModelMissing / ModelCorrupt when a model's
+    files are not usable, BackendUnavailable when an optional backend is not installed.
+    """
+    key = name or DEFAULT_EMBEDDER
+    factory = _FACTORIES.get(key)
+    if factory is None:
+        raise ConfigError(f"unknown embedder {key!r}; choose one of {', '.join(available_embedders())}")
+    return factory(**options)
+
+
+def _minilm(**options) -> Embedder:
+    from .minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder(**options)
+
+
+def _minilm_onnx(**options) -> Embedder:
+    from .onnx_backend import OnnxMiniLMEmbedder
+
+    return OnnxMiniLMEmbedder(**options)
+
+
+def _fake(**options) -> Embedder:
+    from .fake import FakeEmbedder
+
+    return FakeEmbedder(**options)
+
+
+register_embedder("minilm", _minilm)
+register_embedder("minilm-onnx", _minilm_onnx)
+register_embedder("fake", _fake)
