@@ -15,6 +15,10 @@ from hypothesis import HealthCheck, settings
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "examples" / "vault"
 
+# The suite indexes with the deterministic fake embedder (milliseconds, no model files); tests of the
+# real model ask for it by name. KBG_EMBEDDER overrides kbgraph.toml's [search] embedder for users too.
+os.environ["KBG_EMBEDDER"] = "fake"
+
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:

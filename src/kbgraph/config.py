@@ -119,6 +119,15 @@ max_file_mb = 10
 # ask = 0.55
 # enabled = true
 
+# Search: the embedder ("none" for text only; the model comes with `kbg model install`) and how
+# keyword, vector and graph signals are fused (reciprocal rank fusion, k = rrf_k):
+# [search]
+# embedder = "minilm"
+# rrf_k = 60
+# weights = { bm25 = 1.0, vector = 1.0, graph = 1.0 }
+# hop_decay = [1.0, 0.7, 0.4]
+# recency_half_life_days = 0
+
 # Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
 # [relations.types.advises]
 # inverse = "advised-by"
@@ -172,6 +181,22 @@ class ResolveConfig:
 
 
 @dataclass(frozen=True)
+class SearchConfig:
+    """[search]: the embedder and how the signals are fused (see docs/search.md)."""
+
+    embedder: str = "minilm"  # "none": text search only; KBG_EMBEDDER overrides it
+    rrf_k: int = 60
+    weights: tuple[tuple[str, float], ...] = (("bm25", 1.0), ("vector", 1.0), ("graph", 1.0))
+    hop_decay: tuple[float, float, float] = (1.0, 0.7, 0.4)  # a mentioned entity, one hop, two hops
+    tier_boost: float = 0.05  # per tier above 1 of the query's entities a document mentions
+    recency_half_life_days: float = 0.0  # 0: no recency weighting
+    min_similarity: float = 0.2  # a chunk less similar than this to the query is not a vector match
+
+    def weight(self, signal: str) -> float:
+        return dict(self.weights).get(signal, 0.0)
+
+
+@dataclass(frozen=True)
 class Config:
     ignore: tuple[str, ...] = ()
     extensions: tuple[str, ...] = (".md", ".markdown", ".txt")
@@ -189,6 +214,7 @@ class Config:
     cooccurrence: int = 3  # people together in this many meetings may collaborate (0: off)
     llm: LlmConfig | None = None  # the optional LLM extractor; off unless configured
     resolve: ResolveConfig = field(default_factory=lambda: ResolveConfig())
+    search: SearchConfig = field(default_factory=lambda: SearchConfig())
 
 
 def load_config(vault_root: Path) -> Config:
@@ -204,12 +230,14 @@ def load_config(vault_root: Path) -> Config:
 
 
 _KNOWN_KEYS = {
-    "": {"index", "kinds", "entities", "relations", "extract", "resolve"},
+    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages"},
     "relations": {"types", "create_pages", "frontmatter"},
     "extract": {"patterns", "cooccurrence", "llm"},
     "resolve": {"enabled", "auto", "ask"},
+    "search": {"embedder", "rrf_k", "weights", "hop_decay", "tier_boost", "recency_half_life_days",
+               "min_similarity"},
 }
 
 
@@ -276,6 +304,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         cooccurrence=_count(_table(raw, "extract", source), "cooccurrence", 3, source),
         llm=_llm(_table(raw, "extract", source).get("llm"), source),
         resolve=_resolve(_table(raw, "resolve", source), source),
+        search=_search(_table(raw, "search", source), source),
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
         frontmatter_relations=tuple(
             _frontmatter_relation(key, spec, entity_types, vocabulary, source)
@@ -319,6 +348,37 @@ def _resolve(table: dict, source: str) -> ResolveConfig:
     if not ask < auto:
         raise ConfigError(f"{source}: resolve.ask ({ask}) must be below resolve.auto ({auto})")
     return ResolveConfig(_flag(table, "enabled", True, source), float(auto), float(ask))
+
+
+def _search(table: dict, source: str) -> SearchConfig:
+    import os
+
+    where = f"{source}: [search]"
+    embedder = os.environ.get("KBG_EMBEDDER") or table.get("embedder", "minilm")
+    if not isinstance(embedder, str) or not embedder:
+        raise ConfigError(f"{where} embedder must be a name (minilm, minilm-onnx, fake) or \"none\"")
+    rrf_k = table.get("rrf_k", 60)
+    if isinstance(rrf_k, bool) or not isinstance(rrf_k, int) or not 1 <= rrf_k <= 10_000:
+        raise ConfigError(f"{where} rrf_k must be a whole number from 1 to 10000, got {rrf_k!r}")
+    weights = dict(SearchConfig.weights)
+    raw_weights = table.get("weights", {})
+    if not isinstance(raw_weights, dict) or set(raw_weights) - set(weights):
+        raise ConfigError(f"{where} weights takes {', '.join(weights)} (numbers ≥ 0)")
+    for key, value in raw_weights.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ConfigError(f"{where} weights.{key} must be a number ≥ 0, got {value!r}")
+        weights[key] = float(value)
+    decay = table.get("hop_decay", [1.0, 0.7, 0.4])
+    if (not isinstance(decay, list) or len(decay) != 3
+            or not all(isinstance(d, (int, float)) and not isinstance(d, bool) and 0 <= d <= 1 for d in decay)):
+        raise ConfigError(f"{where} hop_decay must be three numbers from 0 to 1 (mentioned, one hop, two hops)")
+    numbers = {}
+    for key, default in (("tier_boost", 0.05), ("recency_half_life_days", 0.0), ("min_similarity", 0.2)):
+        value = table.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ConfigError(f"{where} {key} must be a number ≥ 0, got {value!r}")
+        numbers[key] = float(value)
+    return SearchConfig(embedder, rrf_k, tuple(weights.items()), tuple(float(d) for d in decay), **numbers)
 
 
 def _count(table: dict, key: str, default: int, source: str) -> int:

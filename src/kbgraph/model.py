@@ -147,14 +147,45 @@ class SearchHit:
     line: int
     snippet: str  # matched terms wrapped in ** **
     score: float  # higher is better
+    via: str | None = None  # the relation path that brought it in, when the graph did
+    duplicates: tuple[str, ...] = ()  # near-duplicates of it collapsed into this hit (paths)
+    explain: "HitExplain | None" = None
+
+
+@dataclass(frozen=True)
+class SignalExplain:
+    """One signal's view of a hit: its rank there (1 = best), its own score, and what it added."""
+
+    signal: str  # "bm25" | "vector" | "graph"
+    rank: int
+    score: float
+    contribution: float  # weight / (k + rank), times the graph weight for the graph signal
+
+
+@dataclass(frozen=True)
+class HitExplain:
+    """Why a hit scored what it did: the signals, their fusion, the boosts, the relation path."""
+
+    signals: tuple[SignalExplain, ...]
+    rrf_k: int
+    fused: float
+    boosts: tuple[tuple[str, float], ...]  # (name, factor) applied to the fused score in order
+    score: float
+    path: str | None
+    formula: str
 
 
 @dataclass(frozen=True)
 class SearchResult:
     query: str
     fts_query: str
-    mode: str  # "all-terms" | "any-term" | "empty"
+    mode: str  # keyword match: "all-terms" | "any-term" | "all-terms+any-term" | "none" | "empty"
     hits: tuple[SearchHit, ...]
+    signals: tuple[str, ...] = ()  # the signals that ran: bm25, vector, graph
+    entities: tuple[dict, ...] = ()  # entities the query names or --entity pins: {"id", "name", "type", "surface"}
+    ambiguous: tuple[dict, ...] = ()  # names that fit several entities: {"surface", "candidates"}
+    notes: tuple[str, ...] = ()  # what the search could not use, and why
+    why_not: dict | None = None
 
 
 @dataclass(frozen=True)

@@ -470,6 +470,12 @@ def _cooccurrence_stage(run: IndexRun) -> None:
         cooccurrence_stage(run)
 
 
+def _embed_stage(run: IndexRun) -> None:
+    from .embed.stage import embed_stage
+
+    embed_stage(run)
+
+
 class Pipeline:
     """An ordered list of named stages."""
 
@@ -488,6 +494,7 @@ class Pipeline:
                 ("mentions", mentions_stage),
                 ("extract", _extract_stage),
                 ("cooccur", _cooccurrence_stage),
+                ("embed", _embed_stage),
                 ("finish", finish_stage),
             ]
         )

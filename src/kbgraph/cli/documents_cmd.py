@@ -7,21 +7,32 @@ import click
 from .common import doc_filter, doc_filter_options, json_option, list_options, open_workspace, vault_option
 
 
-SEARCH_FIELDS = ("path", "line", "title", "kind", "date", "heading", "snippet", "score", "doc_id", "chunk_id")
+SEARCH_FIELDS = ("path", "line", "title", "kind", "date", "heading", "snippet", "score", "doc_id", "chunk_id", "via",
+                 "explain")
 DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime", "indexed_at", "owner", "visibility")
 
 
 @click.command()
 @click.argument("query")
 @click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(min=1), help="Maximum results.")
+@click.option("--mode", default="hybrid", show_default=True, type=click.Choice(["hybrid", "bm25", "vector"]),
+              help="Signals to rank by: keyword (BM25) and vectors fused, or one alone (the graph joins any).")
+@click.option("--entity", default=None, metavar="NAME", help="Only documents that mention this entity.")
+@click.option("--expand-relations", is_flag=True,
+              help="Also documents of entities related to the query's (or --entity's), up to two hops, weighted "
+                   "1.0 / 0.7 / 0.4 by distance.")
+@click.option("--explain", is_flag=True, help="Show each signal's rank and score, the fusion, boosts and relation path.")
+@click.option("--why-not", "why_not", default=None, metavar="PATH", help="Say why this document is not a result.")
 @doc_filter_options
 @vault_option
 @list_options
-def search(query, limit, types, path, date_from, date_to, tags, vault, as_json, fmt, fields) -> None:
-    """Full-text search (BM25) over the vault's sections; one hit per document, best section first.
+def search(query, limit, mode, entity, expand_relations, explain, why_not, types, path, date_from, date_to, tags,
+           vault, as_json, fmt, fields) -> None:
+    """Hybrid search over the vault's sections (BM25 + vectors + the graph); one hit per document.
 
     QUERY is plain words; "a phrase", prefix* and -exclude work, and any other text is safe.
     """
+    from ..model import as_dict
     from .output import emit_rows, highlight, resolve_format
 
     fmt = resolve_format(fmt, as_json)
@@ -29,24 +40,65 @@ def search(query, limit, types, path, date_from, date_to, tags, vault, as_json, 
     from ..search import search as run_search
 
     with open_workspace(vault) as ws:
-        result = run_search(ws.store, query, flt, limit)
+        result = run_search(ws.store, query, flt, limit, config=ws.config, mode=mode, entity=entity,
+                            expand_relations=expand_relations, explain=explain, why_not=why_not)
     rows = [
         {
             "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,
             "heading": h.heading, "snippet": h.snippet, "score": h.score, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
+            "via": h.via, "explain": as_dict(h.explain) if h.explain else None,
         }
         for h in result.hits
     ]
+    envelope = {"query": query, "mode": result.mode, "signals": list(result.signals), "entities": list(result.entities),
+                "ambiguous": list(result.ambiguous), "notes": list(result.notes), "count": len(rows)}
+    if why_not is not None:
+        envelope["why_not"] = result.why_not
     if fmt == "table" and not fields:
+        _print_context(result)
         rows = [{**r, "where": _where(r), "snippet": highlight(r["snippet"])} for r in rows]
     empty = "no searchable words in the query" if result.mode == "empty" else f"no matches for {query!r}"
     emit_rows(
-        rows, fmt, fields,
-        envelope={"query": query, "mode": result.mode, "count": len(rows)}, rows_key="hits",
+        rows, fmt, fields, envelope=envelope, rows_key="hits",
         table_columns=[("where", "Where", {"ratio": 2, "overflow": "fold"}), ("snippet", "Match", {"ratio": 3})],
         row_keys=SEARCH_FIELDS,
         empty_message=empty,
     )
+    if fmt == "table" and not fields:
+        _print_explain(result, explain)
+
+
+def _print_context(result) -> None:
+    from rich.markup import escape
+
+    from .output import stderr_console
+
+    console = stderr_console()
+    for item in result.ambiguous:
+        names = " or ".join(c["name"] for c in item["candidates"])
+        console.print(f"[yellow]{escape(repr(item['surface']))} could be {escape(names)}: not used to rank "
+                      "(give the full name, or --entity)[/yellow]", highlight=False)
+    for note in result.notes:
+        console.print(f"[dim]{escape(note)}[/dim]", highlight=False)
+
+
+def _print_explain(result, explain: bool) -> None:
+    from rich.markup import escape
+
+    from .output import stdout_console
+
+    console = stdout_console()
+    if explain:
+        for n, hit in enumerate(result.hits, 1):
+            e = hit.explain
+            parts = " · ".join(f"{s.signal} #{s.rank} ({s.score:g}) +{s.contribution:.4f}" for s in e.signals)
+            boosts = "".join(f" ×{name} {factor:g}" for name, factor in e.boosts)
+            console.print(f"{n}. {escape(hit.path)}  {parts} = {e.fused:.4f}{boosts} → {e.score:.4f}", highlight=False)
+            if e.path:
+                console.print(f"   [dim]via {escape(e.path)}[/dim]", highlight=False)
+    if result.why_not is not None:
+        w = result.why_not
+        console.print(f"why not {escape(w['path'])}: {w['reason']} — {escape(w['detail'])}", highlight=False)
 
 
 def _where(row: dict):

@@ -430,10 +430,30 @@ def m009_resolution(db: sqlite3.Connection) -> None:
     )
 
 
+def m011_chunk_vectors(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- Embeddings by the hash of the text embedded: a chunk re-written with the same text (its
+        -- document changed elsewhere) reuses its vector instead of paying for the model again.
+        CREATE TABLE vectors (
+            text_hash TEXT PRIMARY KEY,
+            vector BLOB NOT NULL
+        ) STRICT;
+        -- Which vector each chunk has; gone with the chunk.
+        CREATE TABLE chunk_vectors (
+            chunk_id INTEGER PRIMARY KEY REFERENCES chunks (id) ON DELETE CASCADE,
+            text_hash TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX chunk_vectors_hash ON chunk_vectors (text_hash);
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
-    m009_resolution,
+    m009_resolution, m011_chunk_vectors,
 ]
 
 

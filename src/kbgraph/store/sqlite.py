@@ -14,6 +14,8 @@ from ..model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDoc
 from .base import DocFilter, DocState
 from .migrations import apply_migrations
 from .sqlite_resolution import ResolutionQueries
+from .sqlite_search import SearchQueries
+from .sqlite_vectors import VectorQueries
 
 INDEX_DIR = ".kbgraph"
 DB_NAME = "index.db"
@@ -25,7 +27,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SqliteStore(ResolutionQueries):
+class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries):
     def __init__(self, db: sqlite3.Connection, path: str):
         self.db = db
         self.path = path

@@ -1,10 +1,8 @@
-"""Keyword search over chunks (FTS5 BM25), safe for any text a user types.
+"""A user's query as FTS5 terms, safe for any text a user types.
 
 User text never reaches FTS5 syntax directly: it is tokenised here and every
 term is quoted, so quotes, AND/OR/NEAR, `*`, `-` and unbalanced parentheses are
 plain input. Supported on purpose: "exact phrases", prefix* terms and -exclusions.
-Ranking: documents containing all terms first (BM25), then, to fill the limit,
-documents containing any term. One hit per document: its best chunk.
 """
 
 from __future__ import annotations
@@ -12,9 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import InvalidInput
-from .model import SearchHit, SearchResult
-from .store.base import DocFilter
 
 MAX_TERMS = 64
 MAX_QUERY_CHARS = 10_000
@@ -77,45 +72,6 @@ def _quoted(words: list[str]) -> str:
     return '"' + " ".join(words) + '"' if words else ""
 
 
-def search(store, query: str, flt: DocFilter | None = None, limit: int = 10) -> SearchResult:
-    """The best-matching documents for query, one hit (its best chunk) per document."""
-    if not query or not query.strip():
-        raise InvalidInput("empty query: give one or more words to search for")
-    if limit < 1:
-        raise InvalidInput(f"--limit must be at least 1, got {limit}")
-    flt = flt or DocFilter()
-    parsed = parse_query(query)
-    if not parsed.positives:
-        return SearchResult(query, "", "empty", ())
-    best: dict[int, dict] = {}  # document id -> its best chunk row
-    mode = "all-terms"
-    _collect(store, parsed.all_terms(), flt, limit, best)
-    if len(best) < limit and len(parsed.positives) > 1:
-        before = len(best)
-        _collect(store, parsed.any_term(), flt, limit, best)
-        if len(best) > before:
-            mode = "any-term" if before == 0 else "all-terms+any-term"
-    # Snippets only for what is returned; the any-term query highlights every word that is there.
-    highlight = parsed.any_term()
-    hits = tuple(
-        SearchHit(
-            doc_id=row["id"], path=row["path"], title=row["title"], kind=row["kind"], date=row["date"],
-            chunk_id=row["chunk_id"], heading=row["heading"], line=row["line"],
-            snippet=_markdown_highlight(store.snippet(highlight, row["chunk_id"])), score=round(row["score"], 4),
-        )
-        for row in list(best.values())[:limit]
-    )
-    return SearchResult(query, parsed.all_terms(), mode, hits)
-
-
-def _collect(store, fts_query: str, flt: DocFilter, limit: int, best: dict[int, dict]) -> None:
-    # Over-fetch chunks so that several chunks of one document still leave `limit` documents.
-    for row in store.search_chunks(fts_query, flt, limit * 4 + 8):
-        if len(best) >= limit:
-            return
-        best.setdefault(row["id"], row)
-
-
-def _markdown_highlight(snippet: str) -> str:
+def markdown_highlight(snippet: str) -> str:
     text = _HIGHLIGHT.sub(lambda m: f"**{m.group(1)}**", snippet)
     return " ".join(text.split())

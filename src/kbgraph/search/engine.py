@@ -1,0 +1,140 @@
+"""Two-pass, graph-aware hybrid search, and the explanation of every result.
+
+Pass 1 finds the entities the query names (or the one `entity=` pins) and, with expand_relations,
+the entities related to them up to two hops. Pass 2 ranks documents by three signals (BM25 over
+chunks, vector similarity over chunks, the graph: documents that mention those entities), fuses
+them by reciprocal rank (k = 60) and applies the boosts (see fusion.py). One hit per document.
+With `entity=`, only documents that mention the entity (or, expanded, a related one) are returned,
+each weighted by its distance.
+"""
+
+from __future__ import annotations
+
+from ..config import Config
+from ..errors import InvalidInput
+from ..model import HitExplain, SearchHit, SearchResult
+from ..store.base import DocFilter
+from .fusion import FORMULA, recency_boost, rrf, tier_boost
+from .graph import Reach, describe, expand, graph_ranking, recognise
+from .keyword import Ranked, bm25_ranking
+from .query import markdown_highlight, parse_query
+from .vectors import vector_ranking
+
+MODES = ("hybrid", "bm25", "vector")
+
+
+def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
+           mode: str = "hybrid", entity: str | None = None, expand_relations: bool = False, explain: bool = False,
+           why_not: str | None = None) -> SearchResult:
+    """The best documents for query, one hit (its best chunk) per document, best first."""
+    if not query or not query.strip():
+        raise InvalidInput("empty query: give one or more words to search for")
+    if limit < 1:
+        raise InvalidInput(f"--limit must be at least 1, got {limit}")
+    if mode not in MODES:
+        raise InvalidInput(f"--mode {mode!r}: use {', '.join(MODES)}")
+    config, flt = config or Config(), flt or DocFilter()
+    parsed = parse_query(query)
+    pinned = _pinned(store, entity)
+    if not parsed.positives and pinned is None:
+        return SearchResult(query, "", "empty", (), notes=("no searchable words in the query",))
+    depth = max(limit * 5, 50)
+    rankings, notes, rows = {}, [], {}
+    keyword_mode = "empty" if not parsed.positives else "all-terms"
+    if mode in ("hybrid", "bm25") and parsed.positives:
+        ranked, keyword_mode = bm25_ranking(store, parsed, flt, depth)
+        rankings["bm25"] = ranked
+    if mode in ("hybrid", "vector"):
+        ranked, note = vector_ranking(store, config.search.embedder, query, flt, depth, config.search.min_similarity)
+        if note:
+            notes.append(note)
+        if ranked:
+            rankings["vector"] = ranked
+    recognised = recognise(store, query) if pinned is None else None
+    seeds = [(pinned.id, pinned.name)] if pinned else [(e[0], e[1]) for e in recognised.entities]
+    reach: dict[int, Reach] = {}
+    graph: dict[int, Reach] = {}
+    if seeds:
+        hops = 2 if expand_relations else 0
+        reach = expand(store, seeds, hops, config.search.hop_decay, config.vocabulary)
+        ranked_graph = graph_ranking(store, reach, flt, depth * 4 if pinned else depth)
+        rankings["graph"] = [r for r, _ in ranked_graph]
+        graph = {r.doc_id: via for r, via in ranked_graph}
+    if pinned is not None:  # only what mentions the entity (or, expanded, a related one)
+        rankings = {s: [r for r in ranked if r.doc_id in graph] for s, ranked in rankings.items()}
+    for signal, ranked in rankings.items():
+        for r in ranked:
+            rows.setdefault(r.doc_id, {})[signal] = r
+    scored = _score(store, config, rankings, graph, pinned is not None)
+    order = sorted(scored.items(), key=lambda item: (-item[1][0], item[0]))
+    hits = tuple(_hit(store, parsed, doc_id, rows[doc_id], graph.get(doc_id), detail, config, explain)
+                 for doc_id, detail in order[:limit])
+    entities = _entities(pinned, recognised)
+    result = SearchResult(query, parsed.all_terms(), keyword_mode, hits, tuple(rankings), entities,
+                          recognised.ambiguous if recognised else (), tuple(notes))
+    if why_not is not None:
+        from .why_not import why_not as explain_absence
+
+        return _with(result, explain_absence(store, why_not, flt, parsed, order, limit, rankings, seeds, pinned))
+    return result
+
+
+def _pinned(store, entity: str | None):
+    if entity is None:
+        return None
+    from ..lookup import find_entity
+
+    return find_entity(store, entity)  # Ambiguous: the candidates are the answer, never a blend
+
+
+def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict[int, Reach],
+           pinned: bool) -> dict[int, tuple[float, float, tuple, tuple]]:
+    """doc id -> (score, fused, signals, boosts)."""
+    weights = dict(config.search.weights)
+    fused = rrf({s: [(r.doc_id, r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
+                config.search.rrf_k, {doc_id: reach.weight for doc_id, reach in graph.items()})
+    tiers = store.entity_tiers(sorted({reach.entity_id for reach in graph.values()}))
+    dates = {r.doc_id: r.row.get("date") for ranked in rankings.values() for r in ranked}
+    out = {}
+    for doc_id, (value, signals) in fused.items():
+        boosts = []
+        if pinned and doc_id in graph:
+            boosts.append(("distance", graph[doc_id].weight))
+        if doc_id in graph and config.search.tier_boost:
+            boosts.append(("tier", tier_boost(tiers.get(graph[doc_id].entity_id, 1), config.search.tier_boost)))
+        if config.search.recency_half_life_days:
+            boosts.append(("recency", recency_boost(dates.get(doc_id), config.search.recency_half_life_days)))
+        score = value
+        for _, factor in boosts:
+            score *= factor
+        out[doc_id] = (score, value, signals, tuple((name, round(f, 4)) for name, f in boosts))
+    return out
+
+
+def _hit(store, parsed, doc_id: int, by_signal: dict[str, Ranked], reach: Reach | None, detail, config,
+         explain: bool) -> SearchHit:
+    score, fused, signals, boosts = detail
+    chosen = next(by_signal[s] for s in ("bm25", "vector", "graph") if s in by_signal)
+    row = chosen.row
+    snippet = markdown_highlight(store.snippet(parsed.any_term(), chosen.chunk_id)) if parsed.positives else ""
+    if not snippet:
+        text = store.chunk_texts([chosen.chunk_id]).get(chosen.chunk_id, "")
+        snippet = " ".join(text.split())[:200]
+    via = describe(reach, row["path"]) if reach is not None else None
+    trace = HitExplain(signals, config.search.rrf_k, round(fused, 6), boosts, round(score, 6), via,
+                       FORMULA) if explain else None
+    return SearchHit(doc_id=doc_id, path=row["path"], title=row["title"], kind=row["kind"], date=row["date"],
+                     chunk_id=chosen.chunk_id, heading=row["heading"], line=row["line"], snippet=snippet,
+                     score=round(score, 6), via=via, explain=trace)
+
+
+def _entities(pinned, recognised) -> tuple[dict, ...]:
+    if pinned is not None:
+        return ({"id": pinned.id, "name": pinned.name, "type": pinned.type, "surface": pinned.name},)
+    return tuple({"id": i, "name": n, "type": t, "surface": s} for i, n, t, s in recognised.entities)
+
+
+def _with(result: SearchResult, why: dict) -> SearchResult:
+    from dataclasses import replace
+
+    return replace(result, why_not=why)

@@ -1,0 +1,44 @@
+"""Reciprocal rank fusion and the boosts after it: pure functions over ranked document ids.
+
+score(d) = sum over signals s of  w_s * g_s(d) / (k + rank_s(d))
+where g_s(d) is 1 for bm25 and vector and the graph weight of d (its distance decay) for graph;
+then the boosts multiply it: the entity tier of what the document mentions, and optional recency.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+from ..model import SignalExplain
+
+FORMULA = "rrf-1: sum w/(k+rank) (graph term times distance decay), then x tier, x recency"
+
+
+def rrf(rankings: dict[str, list[tuple[int, float]]], weights: dict[str, float], k: int,
+        graph_weight: dict[int, float]) -> dict[int, tuple[float, tuple[SignalExplain, ...]]]:
+    """doc id -> (fused score, each signal's rank, score and contribution)."""
+    fused: dict[int, list[SignalExplain]] = {}
+    for signal, ranked in rankings.items():
+        weight = weights.get(signal, 0.0)
+        for rank, (doc_id, score) in enumerate(ranked, 1):
+            factor = graph_weight.get(doc_id, 0.0) if signal == "graph" else 1.0
+            contribution = weight * factor / (k + rank)
+            fused.setdefault(doc_id, []).append(SignalExplain(signal, rank, round(score, 6), contribution))
+    return {doc_id: (sum(s.contribution for s in signals), tuple(signals)) for doc_id, signals in fused.items()}
+
+
+def tier_boost(tier: int, per_tier: float) -> float:
+    """1 + per_tier for each tier above 1 (tiers come from mention counts: 1, 2 at 5+, 3 at 15+)."""
+    return 1.0 + per_tier * max(0, tier - 1)
+
+
+def recency_boost(doc_date: str | None, half_life_days: float, today: date | None = None) -> float:
+    """0.5 ** (age / half-life); 1.0 when off or when the document has no date."""
+    if half_life_days <= 0 or not doc_date:
+        return 1.0
+    try:
+        age = ((today or date.today()) - date.fromisoformat(doc_date[:10])).days
+    except ValueError:
+        return 1.0
+    return math.pow(0.5, max(age, 0) / half_life_days)

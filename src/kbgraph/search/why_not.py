@@ -1,0 +1,45 @@
+"""`--why-not PATH`: why a document is not among the results, as data.
+
+The reasons, in the order they are checked: not indexed (no such document), filtered out (a --type,
+--path, date or tag filter excludes it), not related (with --entity: it mentions neither the entity
+nor, expanded, a related one), no match (no signal ranked it at all), below the cutoff (ranked, but
+after the last result shown). Each comes with what every signal saw of it.
+"""
+
+from __future__ import annotations
+
+
+def why_not(store, path: str, flt, parsed, order: list, limit: int, rankings: dict, seeds: list,
+            pinned) -> dict:
+    doc = store.get_document(path=path.removeprefix("./"))
+    if doc is None:
+        return {"path": path, "reason": "not-indexed",
+                "detail": "no such document in the index: is it in the vault, with an indexed extension, "
+                          "not ignored, and indexed since it was added (`kbg index`)?"}
+    signals = {signal: _rank_in(ranked, doc["id"]) for signal, ranked in rankings.items()}
+    if not store.doc_passes(doc["id"], flt):
+        return {"path": doc["path"], "reason": "filtered", "signals": signals,
+                "detail": "a filter given (--type, --path, --from, --to or --tag) excludes it"}
+    position = next((i for i, (doc_id, _) in enumerate(order, 1) if doc_id == doc["id"]), None)
+    if position is not None and position <= limit:
+        return {"path": doc["path"], "reason": "shown", "rank": position, "signals": signals,
+                "detail": f"it is result {position}"}
+    if position is not None:
+        last = order[limit - 1][1][0] if len(order) >= limit else None
+        return {"path": doc["path"], "reason": "below-cutoff", "rank": position,
+                "score": round(order[position - 1][1][0], 6), "cutoff_score": round(last, 6) if last else None,
+                "signals": signals, "detail": f"ranked {position}, after the {limit} shown (raise --limit)"}
+    if pinned is not None:
+        return {"path": doc["path"], "reason": "not-related", "signals": signals,
+                "detail": f"it does not mention {pinned.name}"
+                          + ("" if "graph" in rankings and len(seeds) else "")
+                          + " (or, with --expand-relations, an entity related to it within two hops)"}
+    keyword = "matches none of the query's terms" if parsed.positives and not store.doc_matches(
+        parsed.any_term(), doc["id"]) else "matches some terms, but not well enough to rank"
+    return {"path": doc["path"], "reason": "no-match", "signals": signals,
+            "detail": f"its text {keyword} (bm25); it is not among the nearest chunks (vectors)"
+                      + ("; it mentions none of the query's entities (graph)" if seeds else "")}
+
+
+def _rank_in(ranked: list, doc_id: int) -> int | None:
+    return next((i for i, r in enumerate(ranked, 1) if r.doc_id == doc_id), None)

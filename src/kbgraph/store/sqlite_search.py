@@ -1,0 +1,107 @@
+"""SQL that graph-aware search reads: chunk details for ranked ids, documents that mention entities,
+and the active relations around entities. A mixin of SqliteStore (it uses self.db)."""
+
+from __future__ import annotations
+
+from .base import DocFilter
+
+
+class SearchQueries:
+    db: object
+
+    def chunk_rows(self, chunk_ids: list[int], flt: DocFilter) -> dict[int, dict]:
+        """Chunk id -> the row search_chunks() gives (document columns, chunk_id, heading, line), for
+        the chunks whose documents pass the filter."""
+        from .sqlite import _DOC_COLUMNS, _doc_filter_sql, _doc_row
+
+        out: dict[int, dict] = {}
+        where, params = _doc_filter_sql(flt)
+        for start in range(0, len(chunk_ids), 500):
+            part = chunk_ids[start:start + 500]
+            rows = self.db.execute(
+                f"SELECT {_DOC_COLUMNS}, c.id, c.heading, c.line FROM chunks c JOIN documents d ON d.id = c.doc_id"
+                f" WHERE c.id IN ({','.join('?' * len(part))}) AND {where}", [*part, *params])
+            for r in rows:
+                doc = _doc_row(r)
+                doc.update(chunk_id=r[11], heading=r[12], line=r[13])
+                out[r[11]] = doc
+        return out
+
+    def docs_mentioning(self, entity_ids: list[int], flt: DocFilter, limit: int = 2000) -> list[tuple]:
+        """(doc id, entity id, mentions, first chunk id) for documents that mention or are the page of
+        the entities, filters applied; most mentioned first."""
+        from .sqlite import _doc_filter_sql
+
+        if not entity_ids:
+            return []
+        where, params = _doc_filter_sql(flt)
+        marks = ",".join("?" * len(entity_ids))
+        return self.db.execute(
+            f"""
+            SELECT m.doc_id, m.entity_id, count(*) AS n, min(m.chunk_id) FROM mentions m
+            JOIN documents d ON d.id = m.doc_id
+            WHERE m.entity_id IN ({marks}) AND {where}
+            GROUP BY m.doc_id, m.entity_id
+            UNION ALL
+            SELECT p.doc_id, p.entity_id, 1, (SELECT min(c.id) FROM chunks c WHERE c.doc_id = p.doc_id)
+            FROM entity_pages p JOIN documents d ON d.id = p.doc_id
+            WHERE p.entity_id IN ({marks}) AND {where}
+            ORDER BY n DESC LIMIT ?""",
+            [*entity_ids, *params, *entity_ids, *params, limit]).fetchall()
+
+    def first_chunk(self, doc_id: int) -> int | None:
+        row = self.db.execute("SELECT id FROM chunks WHERE doc_id = ? ORDER BY ordinal LIMIT 1", (doc_id,)).fetchone()
+        return row[0] if row else None
+
+    def active_neighbours(self, entity_ids: list[int], today: str, per_entity: int) -> list[tuple]:
+        """(entity id, neighbour id, relation type, "out" | "in") over relations that have not expired,
+        at most per_entity per entity and direction (a hub's thousands of edges say little each)."""
+        if not entity_ids:
+            return []
+        marks = ",".join("?" * len(entity_ids))
+        rows = self.db.execute(
+            f"""
+            SELECT * FROM (
+                SELECT source_id, target_id, type, 'out',
+                       row_number() OVER (PARTITION BY source_id ORDER BY strength DESC, id) AS k
+                FROM relations WHERE source_id IN ({marks}) AND (valid_until IS NULL OR valid_until >= ?)
+                UNION ALL
+                SELECT target_id, source_id, type, 'in',
+                       row_number() OVER (PARTITION BY target_id ORDER BY strength DESC, id) AS k
+                FROM relations WHERE target_id IN ({marks}) AND (valid_until IS NULL OR valid_until >= ?)
+            ) WHERE k <= ?""",
+            [*entity_ids, today, *entity_ids, today, per_entity]).fetchall()
+        return [r[:4] for r in rows]
+
+    def entity_names(self, entity_ids: list[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for start in range(0, len(entity_ids), 500):
+            part = entity_ids[start:start + 500]
+            out.update(self.db.execute(f"SELECT id, name FROM entities WHERE id IN ({','.join('?' * len(part))})",
+                                       part))
+        return out
+
+    def entity_tiers(self, entity_ids: list[int]) -> dict[int, int]:
+        if not entity_ids:
+            return {}
+        marks = ",".join("?" * len(entity_ids))
+        return dict(self.db.execute(f"SELECT id, tier FROM entities WHERE id IN ({marks})", entity_ids))
+
+    def chunk_texts(self, chunk_ids: list[int]) -> dict[int, str]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        return dict(self.db.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", chunk_ids))
+
+    def doc_matches(self, fts_query: str, doc_id: int) -> bool:
+        """Whether any chunk of the document matches the FTS query."""
+        return self.db.execute(
+            "SELECT 1 FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? AND c.doc_id = ?"
+            " LIMIT 1", (fts_query, doc_id)).fetchone() is not None
+
+    def doc_passes(self, doc_id: int, flt: DocFilter) -> bool:
+        from .sqlite import _doc_filter_sql
+
+        where, params = _doc_filter_sql(flt)
+        return self.db.execute(f"SELECT 1 FROM documents d WHERE d.id = ? AND {where}",
+                               [doc_id, *params]).fetchone() is not None

@@ -1,0 +1,81 @@
+"""SQL of chunk embeddings: vectors by text hash, which chunk has which, and the matrix search reads.
+
+A mixin of SqliteStore (it uses self.db). Vectors are float32 BLOBs; the model that made them is
+named in meta (`embed_model`), and a different model empties both tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_MATRIX_CACHE: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}  # db file -> (version, chunk ids, matrix)
+
+
+class VectorQueries:
+    db: object
+
+    def embedding_model(self) -> str | None:
+        return self.get_meta("embed_model")
+
+    def reset_vectors(self, model: str) -> None:
+        """Another model: every vector goes, and the next embed stage computes them all again."""
+        self.db.execute("DELETE FROM chunk_vectors")
+        self.db.execute("DELETE FROM vectors")
+        self.set_meta("embed_model", model)
+        self._bump_vectors()
+
+    def chunks_without_vectors(self, limit: int) -> list[tuple[int, str, str, str]]:
+        """(chunk id, document title, heading, text) of chunks with no vector yet."""
+        return self.db.execute(
+            "SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            " LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+            (limit,)).fetchall()
+
+    def count_chunks_without_vectors(self) -> int:
+        return self.db.execute("SELECT count(*) FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id"
+                               " WHERE v.chunk_id IS NULL").fetchone()[0]
+
+    def known_vector_hashes(self, hashes: list[str]) -> set[str]:
+        found = set()
+        for start in range(0, len(hashes), 500):
+            part = hashes[start:start + 500]
+            found.update(r[0] for r in self.db.execute(
+                f"SELECT text_hash FROM vectors WHERE text_hash IN ({','.join('?' * len(part))})", part))
+        return found
+
+    def put_vectors(self, rows: list[tuple[int, str, bytes | None]]) -> None:
+        """(chunk id, text hash, vector or None when the hash has one already)."""
+        self.db.executemany("INSERT OR IGNORE INTO vectors (text_hash, vector) VALUES (?, ?)",
+                            [(h, v) for _, h, v in rows if v is not None])
+        self.db.executemany("INSERT OR REPLACE INTO chunk_vectors (chunk_id, text_hash) VALUES (?, ?)",
+                            [(c, h) for c, h, _ in rows])
+        self._bump_vectors()
+
+    def drop_unused_vectors(self) -> int:
+        cursor = self.db.execute("DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunk_vectors)")
+        if cursor.rowcount:
+            self._bump_vectors()
+        return cursor.rowcount
+
+    def vector_counts(self) -> tuple[int, int]:
+        """(chunks with a vector, chunks)."""
+        return (self.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0],
+                self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def vector_matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, unit vectors as one float32 matrix), cached per index until vectors change."""
+        version = self.get_meta("vectors_version") or "0"
+        key = self.path if self.path != ":memory:" else f":memory:{id(self.db)}"
+        cached = _MATRIX_CACHE.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1], cached[2]
+        rows = self.db.execute("SELECT cv.chunk_id, v.vector FROM chunk_vectors cv JOIN vectors v"
+                               " ON v.text_hash = cv.text_hash ORDER BY cv.chunk_id").fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1) \
+            if rows else np.zeros((0, 0), dtype=np.float32)
+        _MATRIX_CACHE[key] = (version, ids, matrix)
+        return ids, matrix
+
+    def _bump_vectors(self) -> None:
+        self.set_meta("vectors_version", str(int(self.get_meta("vectors_version") or "0") + 1))
