@@ -8,7 +8,8 @@ from kbgraph.config import Config, config_from_dict, load_config
 from kbgraph.errors import ConfigError
 
 
-def test_missing_or_empty_config_means_defaults(tmp_path):
+def test_missing_or_empty_config_means_defaults(tmp_path, monkeypatch):
+    monkeypatch.delenv("KBG_EMBEDDER", raising=False)
     assert load_config(tmp_path) == Config()
     (tmp_path / "kbgraph.toml").write_text("")
     assert load_config(tmp_path).max_file_bytes == Config().max_file_bytes
@@ -46,3 +47,14 @@ def test_settings_apply():
     assert config.references["account"] == "customer" and "customer" in config.entity_types
     assert config.page_kinds["customer"] == "customer"
     assert config.max_file_bytes == 1024 * 1024
+
+
+def test_kbg_embedder_overrides_the_embedder_with_or_without_a_config_file(tmp_path, monkeypatch):
+    from kbgraph.config import load_config
+
+    monkeypatch.setenv("KBG_EMBEDDER", "none")
+    assert load_config(tmp_path).search.embedder == "none"
+    (tmp_path / "kbgraph.toml").write_text('[search]\nembedder = "minilm"\n')
+    assert load_config(tmp_path).search.embedder == "none"
+    monkeypatch.delenv("KBG_EMBEDDER")
+    assert load_config(tmp_path).search.embedder == "minilm"

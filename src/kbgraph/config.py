@@ -221,7 +221,7 @@ def load_config(vault_root: Path) -> Config:
     """Read <vault>/kbgraph.toml; a missing file means all defaults."""
     path = vault_root / CONFIG_NAME
     if not path.exists():
-        return Config()
+        return config_from_dict({})  # the defaults, with what the environment overrides (KBG_EMBEDDER)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
