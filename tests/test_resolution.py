@@ -139,7 +139,8 @@ def test_an_alias_two_pages_claim_is_asked_about_not_given_to_either(vault):
 
 @pytest.mark.parametrize("name", ["???", "🙂", "   ", "x" * 10_000, "@", "O'Brien-Walsh, Seán"])
 def test_odd_names_in_a_note_never_break_the_index(vault, name):
-    (vault / "notes/odd.md").write_text("---\nattendees:\n  - " + json.dumps(name, ensure_ascii=False) + "\n---\n# Odd\n")
+    entry = json.dumps(name, ensure_ascii=False)
+    (vault / "notes/odd.md").write_text("---\nattendees:\n  - " + entry + "\n---\n# Odd\n")
     before = tree_digest(vault)
     report = index_vault(vault)
     assert report.errors == 0

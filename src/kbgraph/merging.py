@@ -59,7 +59,6 @@ def unmerge_entity(ws, merged_name: str) -> dict:
     mentions and the relations that came from it. Its page's relation lines are re-read on the
     re-index; relations that live only in the index move back as the merge recorded them.
     The pair is remembered as "not the same", so entity resolution never merges them again."""
-    from .names import name_key
     from .pipeline import index_vault
 
     store = ws.store

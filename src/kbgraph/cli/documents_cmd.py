@@ -21,7 +21,8 @@ DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime
 @click.option("--expand-relations", is_flag=True,
               help="Also documents of entities related to the query's (or --entity's), up to two hops, weighted "
                    "1.0 / 0.7 / 0.4 by distance.")
-@click.option("--explain", is_flag=True, help="Show each signal's rank and score, the fusion, boosts and relation path.")
+@click.option("--explain", is_flag=True,
+              help="Show each signal's rank and score, the fusion, boosts and relation path.")
 @click.option("--why-not", "why_not", default=None, metavar="PATH", help="Say why this document is not a result.")
 @doc_filter_options
 @vault_option

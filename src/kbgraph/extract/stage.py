@@ -105,7 +105,8 @@ def _see_also(sentence: str, offset: int, spans: list[Span], page_entity: int, t
             continue  # "[Pruning for Custom Resources KEP]" is not about "Custom Resources"
         seen.add(other)
         source, target = sorted((page_entity, other), key=_order) if rtype.symmetric else (page_entity, other)
-        found.append({**_end("source", source), **_end("target", target), "type": "related-to", "confidence": "auto-high",
+        found.append({**_end("source", source), **_end("target", target), "type": "related-to",
+                      "confidence": "auto-high",
                       "rule": "see-also", "start": offset + span.start, "end": offset + span.end,
                       "sentence": " ".join(sentence.split())})
     return found
