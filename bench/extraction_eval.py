@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+
+# Text and graph only: embedding every chunk is measured on its own (bench/embed_speed.py).
+os.environ.setdefault("KBG_EMBEDDER", "none")
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))

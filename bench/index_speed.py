@@ -145,10 +145,12 @@ def bench_synthetic(root: Path, notes: int, pages: int, seed: int) -> dict:
                   "generate_s": round(time.perf_counter() - start, 2)},
     }
     # Text only (no relation suggestions), then the default (pattern rules on), each from scratch.
-    (root / "kbgraph.toml").write_text("[extract]\npatterns = false\ncooccurrence = 0\n")
+    # Both without embeddings: the model's cost is its own benchmark (bench/embed_speed.py), and at
+    # ~30 chunks/s it would be all these numbers measured.
+    (root / "kbgraph.toml").write_text('[extract]\npatterns = false\ncooccurrence = 0\n[search]\nembedder = "none"\n')
     result["full"] = index_in_child(root)
     shutil.rmtree(root / ".kbgraph")
-    (root / "kbgraph.toml").unlink()
+    (root / "kbgraph.toml").write_text('[search]\nembedder = "none"\n')
     result["full+suggest"] = index_in_child(root)
     result["nochange"] = index_in_child(root)
     edit_files(vault.notes, EDITED_FILES, seed)

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import resource
@@ -57,6 +58,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+# Text and graph only: embedding every chunk is measured on its own (bench/embed_speed.py).
+os.environ.setdefault("KBG_EMBEDDER", "none")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from index_speed import environment  # noqa: E402

@@ -31,6 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# Text and graph only: embedding every chunk is measured on its own (bench/embed_speed.py).
+os.environ.setdefault("KBG_EMBEDDER", "none")
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from index_speed import environment, index_in_child  # noqa: E402
 from synth import generate_vault, query_vocabulary  # noqa: E402
