@@ -39,6 +39,8 @@ GOAL_FULL_DOCS_PER_S = 1000.0
 GOAL_NOCHANGE_S = 1.0
 EDITED_FILES = 10
 CLI_REPEATS = 5
+# Without embeddings (workers inherit it): the model's cost is bench/embed_speed.py's to measure.
+os.environ.setdefault("KBG_EMBEDDER", "none")
 KEPS_VAULT = Path(__file__).resolve().parents[2] / "shared/data/keps/vault"
 
 
