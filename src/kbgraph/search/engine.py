@@ -67,8 +67,7 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
             rows.setdefault(r.doc_id, {})[signal] = r
     scored = _score(store, config, rankings, graph, pinned is not None)
     order = sorted(scored.items(), key=lambda item: (-item[1][0], item[0]))
-    hits = tuple(_hit(store, parsed, doc_id, rows[doc_id], graph.get(doc_id), detail, config, explain)
-                 for doc_id, detail in order[:limit])
+    hits = _hits(store, parsed, order[:limit], rows, graph, config, explain)
     entities = _entities(pinned, recognised)
     result = SearchResult(query, parsed.all_terms(), keyword_mode, hits, tuple(rankings), entities,
                           recognised.ambiguous if recognised else (), tuple(notes))
@@ -94,7 +93,7 @@ def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict
     fused = rrf({s: [(r.doc_id, r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
                 config.search.rrf_k, {doc_id: reach.weight for doc_id, reach in graph.items()})
     tiers = store.entity_tiers(sorted({reach.entity_id for reach in graph.values()}))
-    dates = {r.doc_id: r.row.get("date") for ranked in rankings.values() for r in ranked}
+    dates = store.doc_dates(sorted(fused)) if config.search.recency_half_life_days else {}
     out = {}
     for doc_id, (value, signals) in fused.items():
         boosts = []
@@ -111,21 +110,32 @@ def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict
     return out
 
 
-def _hit(store, parsed, doc_id: int, by_signal: dict[str, Ranked], reach: Reach | None, detail, config,
-         explain: bool) -> SearchHit:
-    score, fused, signals, boosts = detail
-    chosen = next(by_signal[s] for s in ("bm25", "vector", "graph") if s in by_signal)
-    row = chosen.row
-    snippet = markdown_highlight(store.snippet(parsed.any_term(), chosen.chunk_id)) if parsed.positives else ""
-    if not snippet:
-        text = store.chunk_texts([chosen.chunk_id]).get(chosen.chunk_id, "")
-        snippet = " ".join(text.split())[:200]
-    via = describe(reach, row["path"]) if reach is not None else None
-    trace = HitExplain(signals, config.search.rrf_k, round(fused, 6), boosts, round(score, 6), via,
-                       FORMULA) if explain else None
-    return SearchHit(doc_id=doc_id, path=row["path"], title=row["title"], kind=row["kind"], date=row["date"],
-                     chunk_id=chosen.chunk_id, heading=row["heading"], line=row["line"], snippet=snippet,
-                     score=round(score, 6), via=via, explain=trace)
+def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], config, explain: bool) -> tuple:
+    """The hits shown: each document's best chunk (keyword, else vector, else graph), its details and
+    snippet read in one query each, for these documents only."""
+    picks = {doc_id: next(rows[doc_id][s] for s in ("bm25", "vector", "graph") if s in rows[doc_id])
+             for doc_id, _ in chosen}
+    chunk_ids = [r.chunk_id for r in picks.values()]
+    details = store.chunk_rows(chunk_ids, DocFilter())
+    snippets = store.snippets(parsed.any_term(), chunk_ids) if parsed.positives else {}
+    missing = [c for c in chunk_ids if not snippets.get(c)]
+    texts = store.chunk_texts(missing)
+    out = []
+    for doc_id, (score, fused, signals, boosts) in chosen:
+        chunk_id = picks[doc_id].chunk_id
+        row = details.get(chunk_id)
+        if row is None:
+            continue  # deleted between ranking and reading: not worth a hit
+        snippet = markdown_highlight(snippets[chunk_id]) if snippets.get(chunk_id) else \
+            " ".join(texts.get(chunk_id, "").split())[:200]
+        reach = graph.get(doc_id)
+        via = describe(reach, row["path"]) if reach is not None else None
+        trace = HitExplain(signals, config.search.rrf_k, round(fused, 6), boosts, round(score, 6), via,
+                           FORMULA) if explain else None
+        out.append(SearchHit(doc_id=doc_id, path=row["path"], title=row["title"], kind=row["kind"],
+                             date=row["date"], chunk_id=chunk_id, heading=row["heading"], line=row["line"],
+                             snippet=snippet, score=round(score, 6), via=via, explain=trace))
+    return tuple(out)
 
 
 def _entities(pinned, recognised) -> tuple[dict, ...]:

@@ -129,13 +129,11 @@ def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int) ->
         if doc_id not in best or key > best[doc_id][:2]:
             best[doc_id] = (r.weight, count, chunk_id, r)
     ordered = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))[:depth]
-    chunk_ids = [chunk_id or store.first_chunk(doc_id) for doc_id, (_, _, chunk_id, _) in ordered]
-    details = store.chunk_rows([c for c in chunk_ids if c is not None], DocFilter())
     out = []
-    for (doc_id, (weight, _count, _, r)), chunk_id in zip(ordered, chunk_ids):
-        row = details.get(chunk_id)
-        if row is not None:
-            out.append((Ranked(doc_id, chunk_id, weight, row), r))
+    for doc_id, (weight, _count, chunk_id, r) in ordered:
+        chunk_id = chunk_id or store.first_chunk(doc_id)
+        if chunk_id is not None:  # a page with no text has nothing to show
+            out.append((Ranked(doc_id, chunk_id, weight), r))
     return out
 
 

@@ -10,12 +10,12 @@ from .query import ParsedQuery
 
 @dataclass(frozen=True)
 class Ranked:
-    """One document in a signal's ranking: its best chunk there, and that signal's own score."""
+    """One document in a signal's ranking: its best chunk there, and that signal's own score.
+    Document details are read only for the hits finally shown."""
 
     doc_id: int
     chunk_id: int
     score: float
-    row: dict  # the document's columns (path, title, kind, date, ...) with chunk_id, heading, line
 
 
 def bm25_ranking(store, parsed: ParsedQuery, flt: DocFilter, depth: int) -> tuple[list[Ranked], str]:
@@ -34,8 +34,8 @@ def bm25_ranking(store, parsed: ParsedQuery, flt: DocFilter, depth: int) -> tupl
 
 def _collect(store, fts_query: str, flt: DocFilter, depth: int, best: dict[int, Ranked]) -> None:
     # Over-fetch chunks so that several chunks of one document still leave `depth` documents.
-    for row in store.search_chunks(fts_query, flt, depth * 4 + 8):
+    for chunk_id, doc_id, score in store.ranked_chunks(fts_query, flt, depth * 4 + 8):
         if len(best) >= depth:
             return
-        if row["id"] not in best:
-            best[row["id"]] = Ranked(row["id"], row["chunk_id"], row["score"], row)
+        if doc_id not in best:
+            best[doc_id] = Ranked(doc_id, chunk_id, score)

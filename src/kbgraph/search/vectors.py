@@ -21,7 +21,7 @@ def vector_ranking(store, embedder_name: str, query: str, flt: DocFilter, depth:
     if embedder_name == "none":
         return [], "vectors off ([search] embedder = \"none\"): text and graph signals only"
     stored_model = store.embedding_model()
-    ids, matrix = store.vector_matrix()
+    ids, docs, matrix = store.vector_matrix()
     if stored_model is None or len(ids) == 0:
         return [], "this index has no vectors yet: text and graph signals only until `kbg index` embeds the chunks"
     embedder, problem = _embedder(embedder_name)
@@ -35,17 +35,16 @@ def vector_ranking(store, embedder_name: str, query: str, flt: DocFilter, depth:
     take = min(len(scores), depth * 6 + 20)
     top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else np.arange(len(scores))
     top = top[np.argsort(-scores[top], kind="stable")]
-    rows = store.chunk_rows([int(ids[i]) for i in top], flt)
+    top = top[scores[top] >= min_similarity]  # nearest is not near: a query about nothing finds nothing
+    allowed = None if flt == DocFilter() else store.docs_passing(sorted({int(docs[i]) for i in top}), flt)
     best: dict[int, Ranked] = {}
     for i in top:
-        if scores[i] < min_similarity:
-            break  # nearest is not near: a query about nothing in the vault finds nothing here
-        row = rows.get(int(ids[i]))
-        if row is not None and row["id"] not in best:
-            best[row["id"]] = Ranked(row["id"], int(ids[i]), float(scores[i]), row)
+        doc_id = int(docs[i])
+        if doc_id not in best and (allowed is None or doc_id in allowed):
+            best[doc_id] = Ranked(doc_id, int(ids[i]), float(scores[i]))
             if len(best) >= depth:
                 break
-    uncovered = store.count_chunks_without_vectors()
+    uncovered = store.vector_counts()[1] - len(ids)
     note = f"{uncovered} chunks have no vector yet (run `kbg index`)" if uncovered else None
     return list(best.values()), note
 

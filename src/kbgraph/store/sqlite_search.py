@@ -27,6 +27,53 @@ class SearchQueries:
                 out[r[11]] = doc
         return out
 
+    def ranked_chunks(self, fts_query: str, flt: DocFilter, limit: int) -> list[tuple[int, int, float]]:
+        """(chunk id, document id, BM25 score, higher better) of the best chunks: no details joined, so
+        ranking costs only the FTS index (and documents when filtered)."""
+        import sqlite3
+
+        from ..errors import StoreError
+        from .sqlite import _doc_filter_sql
+
+        where, params = _doc_filter_sql(flt)
+        if where == "1":  # rank on the FTS index alone; a join there is paid for every match
+            sql = ("SELECT rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) AS rank FROM chunk_fts"
+                   " WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?")
+        else:
+            sql = ("SELECT f.rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) AS rank FROM chunk_fts f"
+                   " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id"
+                   f" WHERE chunk_fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
+        try:
+            ranked = self.db.execute(sql, [fts_query, *params, limit]).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        docs = dict(self.db.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})", [c for c, _ in ranked]))
+        return [(c, docs[c], -r) for c, r in ranked if c in docs]
+
+    def snippets(self, fts_query: str, chunk_ids: list[int]) -> dict[int, str]:
+        """Chunk id -> its best passage with the matched terms between \\x02 and \\x03, in one query."""
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        return dict(self.db.execute(
+            f"SELECT rowid, snippet(chunk_fts, 2, char(2), char(3), '…', 16) FROM chunk_fts"
+            f" WHERE chunk_fts MATCH ? AND rowid IN ({marks})", [fts_query, *chunk_ids]))
+
+    def docs_passing(self, doc_ids: list[int], flt: DocFilter) -> set[int]:
+        from .sqlite import _doc_filter_sql
+
+        where, params = _doc_filter_sql(flt)
+        out: set[int] = set()
+        for start in range(0, len(doc_ids), 500):
+            part = doc_ids[start:start + 500]
+            out.update(r[0] for r in self.db.execute(
+                f"SELECT d.id FROM documents d WHERE d.id IN ({','.join('?' * len(part))}) AND {where}",
+                [*part, *params]))
+        return out
+
     def docs_mentioning(self, entity_ids: list[int], flt: DocFilter, limit: int = 2000) -> list[tuple]:
         """(doc id, entity id, mentions, first chunk id) for documents that mention or are the page of
         the entities, filters applied; most mentioned first."""
@@ -48,6 +95,14 @@ class SearchQueries:
             WHERE p.entity_id IN ({marks}) AND {where}
             ORDER BY n DESC LIMIT ?""",
             [*entity_ids, *params, *entity_ids, *params, limit]).fetchall()
+
+    def doc_dates(self, doc_ids: list[int]) -> dict[int, str | None]:
+        out: dict[int, str | None] = {}
+        for start in range(0, len(doc_ids), 500):
+            part = doc_ids[start:start + 500]
+            out.update(self.db.execute(f"SELECT id, date FROM documents WHERE id IN ({','.join('?' * len(part))})",
+                                       part))
+        return out
 
     def first_chunk(self, doc_id: int) -> int | None:
         row = self.db.execute("SELECT id FROM chunks WHERE doc_id = ? ORDER BY ordinal LIMIT 1", (doc_id,)).fetchone()

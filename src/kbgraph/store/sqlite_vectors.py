@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_MATRIX_CACHE: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}  # db file -> (version, chunk ids, matrix)
+_MATRIX_CACHE: dict[str, tuple[str, tuple]] = {}  # db file -> (version, (chunk ids, doc ids, matrix))
 
 
 class VectorQueries:
@@ -62,20 +62,23 @@ class VectorQueries:
         return (self.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0],
                 self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
-    def vector_matrix(self) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk ids, unit vectors as one float32 matrix), cached per index until vectors change."""
+    def vector_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk ids, their document ids, unit vectors as one float32 matrix), cached per index
+        until vectors change (chunks change only with their vectors: a new chunk has none yet)."""
         version = self.get_meta("vectors_version") or "0"
         key = self.path if self.path != ":memory:" else f":memory:{id(self.db)}"
         cached = _MATRIX_CACHE.get(key)
         if cached is not None and cached[0] == version:
-            return cached[1], cached[2]
-        rows = self.db.execute("SELECT cv.chunk_id, v.vector FROM chunk_vectors cv JOIN vectors v"
-                               " ON v.text_hash = cv.text_hash ORDER BY cv.chunk_id").fetchall()
+            return cached[1]
+        rows = self.db.execute("SELECT cv.chunk_id, c.doc_id, v.vector FROM chunk_vectors cv"
+                               " JOIN chunks c ON c.id = cv.chunk_id JOIN vectors v ON v.text_hash = cv.text_hash"
+                               " ORDER BY cv.chunk_id").fetchall()
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1) \
+        docs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1) \
             if rows else np.zeros((0, 0), dtype=np.float32)
-        _MATRIX_CACHE[key] = (version, ids, matrix)
-        return ids, matrix
+        _MATRIX_CACHE[key] = (version, (ids, docs, matrix))
+        return ids, docs, matrix
 
     def _bump_vectors(self) -> None:
         self.set_meta("vectors_version", str(int(self.get_meta("vectors_version") or "0") + 1))
