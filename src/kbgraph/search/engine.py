@@ -21,6 +21,7 @@ from .query import markdown_highlight, parse_query
 from .vectors import vector_ranking
 
 MODES = ("hybrid", "bm25", "vector")
+PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) that may be results
 
 
 def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
@@ -57,7 +58,8 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     if seeds:
         hops = 2 if expand_relations else 0
         reach = expand(store, seeds, hops, config.search.hop_decay, config.vocabulary)
-        ranked_graph = graph_ranking(store, reach, flt, depth * 4 if pinned else depth)
+        # Pinned, every document that mentions the entity may be a result; otherwise the graph only boosts.
+        ranked_graph = graph_ranking(store, reach, flt, PINNED_DEPTH if pinned else depth)
         rankings["graph"] = [r for r, _ in ranked_graph]
         graph = {r.doc_id: via for r, via in ranked_graph}
     if pinned is not None:  # only what mentions the entity (or, expanded, a related one)

@@ -121,7 +121,7 @@ def _inverse(vocab, type_name: str) -> str:
 
 def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int) -> list[tuple[Ranked, Reach]]:
     """Documents that mention (or are the page of) a reached entity, by weight then mentions."""
-    rows = store.docs_mentioning(list(reach), flt)
+    rows = store.docs_mentioning(list(reach), flt, limit=max(depth * 4, 200))
     best: dict[int, tuple[float, int, int, Reach]] = {}
     for doc_id, entity_id, count, chunk_id in rows:
         r = reach[entity_id]
