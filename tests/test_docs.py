@@ -152,6 +152,8 @@ def json_outputs(tmp_path_factory):
         ("kbg list", ("list", *v, "--json"), 0),
         ("kbg view", ("view", "people/sam-li.md", *v, "--json"), 0),
         ("kbg view", ("view", "people/sam-li.md:14", *v, "--json"), 0),
+        ("kbg doc relations", ("doc", "relations", "notes/atlas-retro-copy.md", *v, "--json"), 0),
+        ("kbg doc relations", ("doc", "relations", "people/sam-li.md", "--type", "references", *v, "--json"), 0),
         ("kbg entity list", ("entity", "list", *v, "--json"), 0),
         ("kbg entity find", ("entity", "find", "k8s", *v, "--json"), 0),
         ("kbg person find", ("person", "find", "Sam Li", *v, "--json"), 0),

@@ -461,6 +461,12 @@ def _extract_stage(run: IndexRun) -> None:
         extract_stage(run)
 
 
+def _relate_stage(run: IndexRun) -> None:
+    from .docgraph.stage import relate_stage
+
+    relate_stage(run)
+
+
 def _cooccurrence_stage(run: IndexRun) -> None:
     # Only meetings count: recompute when one was re-read or anything was removed.
     meetings_changed = run.full or run.deleted or run.store.count_meetings(list(run.extracted))
@@ -492,6 +498,7 @@ class Pipeline:
                 ("entities", entities_stage),
                 ("relations", relations_stage),
                 ("mentions", mentions_stage),
+                ("relate", _relate_stage),
                 ("extract", _extract_stage),
                 ("cooccur", _cooccurrence_stage),
                 ("embed", _embed_stage),

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import (documents_cmd, entity_cmd, index_cmd, mentions_cmd, model_cmd, portable_cmd, relations_cmd,
+from . import (doc_cmd, documents_cmd, entity_cmd, index_cmd, mentions_cmd, model_cmd, portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
 
 
@@ -21,6 +21,7 @@ cli.add_command(index_cmd.index)
 cli.add_command(documents_cmd.search)
 cli.add_command(documents_cmd.view)
 cli.add_command(documents_cmd.list_docs)
+cli.add_command(doc_cmd.doc)
 cli.add_command(entity_cmd.entity)
 for _group in entity_cmd.typed_groups():
     cli.add_command(_group)

@@ -430,6 +430,59 @@ def m009_resolution(db: sqlite3.Connection) -> None:
     )
 
 
+def m010_doc_relations(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- Relations between documents (and chunks) that indexing computes: references, continues,
+        -- duplicate-of. Parents and siblings are derived from paths when read, never stored. Readers
+        -- skip a type they do not know, so a later version or a user's stage may add types.
+        CREATE TABLE doc_relations (
+            id INTEGER PRIMARY KEY,
+            source_doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            source_chunk_id INTEGER REFERENCES chunks (id) ON DELETE CASCADE,
+            target_doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            target_chunk_id INTEGER REFERENCES chunks (id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            score REAL NOT NULL CHECK (score >= 0 AND score <= 1),
+            evidence TEXT NOT NULL DEFAULT ''
+        ) STRICT;
+        CREATE INDEX doc_relations_source ON doc_relations (source_doc_id, type);
+        CREATE INDEX doc_relations_target ON doc_relations (target_doc_id, type);
+        -- For the cascade when a document's chunks are rewritten; most rows have no target chunk.
+        CREATE INDEX doc_relations_source_chunk ON doc_relations (source_chunk_id) WHERE source_chunk_id IS NOT NULL;
+        CREATE INDEX doc_relations_target_chunk ON doc_relations (target_chunk_id) WHERE target_chunk_id IS NOT NULL;
+
+        -- What the relate stage last saw of each document: comparing it with documents says what
+        -- changed. No foreign key: a row that outlives its document tells the next run what was
+        -- removed (its series, its names, its text hash). simhash: a 64-bit SimHash, signed.
+        CREATE TABLE doc_fingerprints (
+            doc_id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL,
+            title TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            indexed_at TEXT NOT NULL,
+            date TEXT,
+            series TEXT,
+            text_hash TEXT,
+            simhash INTEGER,
+            words INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+        CREATE INDEX doc_fingerprints_series ON doc_fingerprints (series) WHERE series IS NOT NULL;
+        CREATE INDEX doc_fingerprints_text ON doc_fingerprints (text_hash) WHERE text_hash IS NOT NULL;
+
+        -- The keys each document's links look up (a path, a folded name), resolved or not: when a
+        -- document with that key appears or goes, the documents linking to it are related again.
+        CREATE TABLE doc_link_keys (
+            key TEXT NOT NULL,
+            doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            PRIMARY KEY (key, doc_id)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX doc_link_keys_doc ON doc_link_keys (doc_id);
+        """,
+    )
+
+
 def m011_chunk_vectors(db: sqlite3.Connection) -> None:
     _run_script(
         db,
@@ -453,7 +506,7 @@ def m011_chunk_vectors(db: sqlite3.Connection) -> None:
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
-    m009_resolution, m011_chunk_vectors,
+    m009_resolution, m010_doc_relations, m011_chunk_vectors,
 ]
 
 

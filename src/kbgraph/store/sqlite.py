@@ -13,6 +13,7 @@ from ..errors import StoreError
 from ..model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
 from .base import DocFilter, DocState
 from .migrations import apply_migrations
+from .sqlite_docgraph import DocGraphQueries
 from .sqlite_resolution import ResolutionQueries
 from .sqlite_search import SearchQueries
 from .sqlite_vectors import VectorQueries
@@ -27,7 +28,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries):
+class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries):
     def __init__(self, db: sqlite3.Connection, path: str):
         self.db = db
         self.path = path

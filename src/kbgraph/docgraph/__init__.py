@@ -1,0 +1,19 @@
+"""The document graph: how documents and their chunks relate.
+
+- references: a document links to another (wikilink or markdown link, score 1.0) or writes out its
+  title or file name (0.6); by meaning, from embeddings, only above a high threshold (below 1.0).
+- continues: a section split across chunks, chunk to next chunk (1.0); a dated series of notes,
+  note to the next one (0.9).
+- duplicate-of: a copy to its original: identical text (1.0) or a near-duplicate (SimHash
+  similarity, below 1.0).
+- parent, sibling: a document's place among folders, derived from paths when read.
+
+Indexing computes and stores the first three in the `relate` stage (docgraph.stage);
+doc_relations() reads them with the derived ones.
+"""
+
+from .edges import RELATION_TYPES, STORED_TYPES, Edge
+from .read import DocRelation, doc_relations
+from .similar import similar_references
+
+__all__ = ["RELATION_TYPES", "STORED_TYPES", "DocRelation", "Edge", "doc_relations", "similar_references"]

@@ -1,0 +1,45 @@
+"""References by meaning: the hook for embeddings (nothing in indexing calls it yet).
+
+Two documents whose embeddings are very close probably talk about the same thing even when neither
+links to or names the other. That is a weaker signal than a link, so such references are kept only
+above a high threshold and always score below 1.0. Vectors come from whoever computes them (a
+document's mean chunk vector, say); for a large vault, pass as candidates only the nearest
+neighbours a vector index returns, not every document.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .edges import EMBEDDING_SCORE_CAP, Edge
+
+SIMILAR_THRESHOLD = 0.92
+
+
+def similar_references(vectors: Mapping[int, Sequence[float]], candidates: Mapping[int, Sequence[float]] | None = None,
+                       threshold: float = SIMILAR_THRESHOLD) -> list[Edge]:
+    """references doc -> other for every candidate whose cosine similarity with doc's vector is at least
+    threshold (candidates: every vector given when None). Score: the similarity, capped below 1."""
+    candidates = vectors if candidates is None else candidates
+    if not vectors or not candidates:
+        return []
+    q_ids, q = _unit_rows(vectors)
+    c_ids, c = _unit_rows(candidates)
+    similarity = q @ c.T
+    out = []
+    for row, col in zip(*np.nonzero(similarity >= threshold)):
+        source, target = int(q_ids[row]), int(c_ids[col])
+        if source != target:
+            value = float(similarity[row, col])
+            out.append(Edge(source, target, "references", round(min(value, EMBEDDING_SCORE_CAP), 4),
+                            f"similar meaning (cosine {value:.3f})"))
+    return sorted(out, key=lambda e: (-e.score, e.source, e.target))
+
+
+def _unit_rows(vectors: Mapping[int, Sequence[float]]) -> tuple[np.ndarray, np.ndarray]:
+    ids = np.fromiter(vectors.keys(), dtype=np.int64, count=len(vectors))
+    matrix = np.asarray([np.asarray(v, dtype=np.float32) for v in vectors.values()], dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return ids, matrix / np.where(norms == 0, 1, norms)
