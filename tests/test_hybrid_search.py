@@ -203,3 +203,11 @@ def test_cli_search_explains_and_answers_why_not(indexed_vault):
     assert all(h["explain"]["signals"] for h in out["hits"])
     error = kbg(indexed_vault, "search", "x", "--entity", "Sam", code=1)
     assert error["kind"] == "Ambiguous" and {c["name"] for c in error["candidates"]} == {"Sam Li", "Sam Ortiz"}
+
+
+def test_a_near_duplicate_is_folded_into_the_better_ranked_hit(indexed_vault, store):
+    result = _search(indexed_vault, store, "sidecar memory tuning", limit=10)
+    paths = [h.path for h in result.hits]
+    assert "notes/atlas-retro-copy.md" not in paths
+    retro = next(h for h in result.hits if h.path == "meetings/2026/03/31/atlas-retro.md")
+    assert retro.duplicates == ("notes/atlas-retro-copy.md",)

@@ -8,7 +8,7 @@ from .common import doc_filter, doc_filter_options, json_option, list_options, o
 
 
 SEARCH_FIELDS = ("path", "line", "title", "kind", "date", "heading", "snippet", "score", "doc_id", "chunk_id", "via",
-                 "explain")
+                 "duplicates", "explain")
 DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime", "indexed_at", "owner", "visibility")
 
 
@@ -47,7 +47,7 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, types
         {
             "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,
             "heading": h.heading, "snippet": h.snippet, "score": h.score, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
-            "via": h.via, "explain": as_dict(h.explain) if h.explain else None,
+            "via": h.via, "duplicates": list(h.duplicates), "explain": as_dict(h.explain) if h.explain else None,
         }
         for h in result.hits
     ]

@@ -69,7 +69,8 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
             rows.setdefault(r.doc_id, {})[signal] = r
     scored = _score(store, config, rankings, graph, pinned is not None)
     order = sorted(scored.items(), key=lambda item: (-item[1][0], item[0]))
-    hits = _hits(store, parsed, order[:limit], rows, graph, config, explain)
+    order, collapsed = _collapse_duplicates(store, order, limit)
+    hits = _hits(store, parsed, order[:limit], rows, graph, config, explain, collapsed)
     entities = _entities(pinned, recognised)
     result = SearchResult(query, parsed.all_terms(), keyword_mode, hits, tuple(rankings), entities,
                           recognised.ambiguous if recognised else (), tuple(notes))
@@ -112,7 +113,32 @@ def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict
     return out
 
 
-def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], config, explain: bool) -> tuple:
+def _collapse_duplicates(store, order: list, limit: int) -> tuple[list, dict[int, tuple[str, ...]]]:
+    """A near-duplicate (or copy) of a better-ranked document is folded into it: one hit, the other
+    paths under `duplicates`. Reads the document graph's duplicate-of pairs among the top results."""
+    window = [doc_id for doc_id, _ in order[:limit * 3]]
+    pairs = store.duplicate_pairs(window)
+    if not pairs:
+        return order, {}
+    partners: dict[int, set[int]] = {}
+    for a, b in pairs:
+        partners.setdefault(a, set()).add(b)
+        partners.setdefault(b, set()).add(a)
+    kept, folded, into = [], {}, {}
+    for item in order:
+        doc_id = item[0]
+        better = next((k for k in partners.get(doc_id, ()) if k in into), None)
+        if better is not None:
+            folded.setdefault(better, []).append(doc_id)
+            continue
+        into[doc_id] = True
+        kept.append(item)
+    paths = store.doc_paths(sorted({d for ids in folded.values() for d in ids}))
+    return kept, {k: tuple(paths[d] for d in ids if d in paths) for k, ids in folded.items()}
+
+
+def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], config, explain: bool,
+          collapsed: dict[int, tuple[str, ...]]) -> tuple:
     """The hits shown: each document's best chunk (keyword, else vector, else graph), its details and
     snippet read in one query each, for these documents only."""
     picks = {doc_id: next(rows[doc_id][s] for s in ("bm25", "vector", "graph") if s in rows[doc_id])
@@ -136,7 +162,8 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], conf
                            FORMULA) if explain else None
         out.append(SearchHit(doc_id=doc_id, path=row["path"], title=row["title"], kind=row["kind"],
                              date=row["date"], chunk_id=chunk_id, heading=row["heading"], line=row["line"],
-                             snippet=snippet, score=round(score, 6), via=via, explain=trace))
+                             snippet=snippet, score=round(score, 6), via=via,
+                             duplicates=collapsed.get(doc_id, ()), explain=trace))
     return tuple(out)
 
 

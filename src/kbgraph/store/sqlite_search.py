@@ -104,6 +104,21 @@ class SearchQueries:
                                        part))
         return out
 
+    def duplicate_pairs(self, doc_ids: list[int]) -> list[tuple[int, int]]:
+        """(copy, original) document pairs among doc_ids that the document graph holds as duplicate-of."""
+        if not doc_ids:
+            return []
+        marks = ",".join("?" * len(doc_ids))
+        return self.db.execute(
+            f"SELECT DISTINCT source_doc_id, target_doc_id FROM doc_relations WHERE type = 'duplicate-of'"
+            f" AND source_doc_id IN ({marks}) AND target_doc_id IN ({marks})", [*doc_ids, *doc_ids]).fetchall()
+
+    def doc_paths(self, doc_ids: list[int]) -> dict[int, str]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        return dict(self.db.execute(f"SELECT id, path FROM documents WHERE id IN ({marks})", doc_ids))
+
     def first_chunk(self, doc_id: int) -> int | None:
         row = self.db.execute("SELECT id FROM chunks WHERE doc_id = ? ORDER BY ordinal LIMIT 1", (doc_id,)).fetchone()
         return row[0] if row else None
