@@ -10,7 +10,7 @@ each weighted by its distance.
 
 from __future__ import annotations
 
-from ..config import Config
+from ..config import Config, config_from_dict
 from ..errors import InvalidInput
 from ..model import HitExplain, SearchHit, SearchResult
 from ..store.base import DocFilter
@@ -34,7 +34,7 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
         raise InvalidInput(f"--limit must be at least 1, got {limit}")
     if mode not in MODES:
         raise InvalidInput(f"--mode {mode!r}: use {', '.join(MODES)}")
-    config, flt = config or Config(), flt or DocFilter()
+    config, flt = config or config_from_dict({}), flt or DocFilter()  # defaults, with KBG_EMBEDDER
     parsed = parse_query(query)
     pinned = _pinned(store, entity)
     if not parsed.positives and pinned is None:
@@ -45,7 +45,10 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     if mode in ("hybrid", "bm25") and parsed.positives:
         ranked, keyword_mode = bm25_ranking(store, parsed, flt, depth)
         rankings["bm25"] = ranked
-    if mode in ("hybrid", "vector"):
+    exact = bool(parsed.negatives) or '"' in query
+    if mode == "hybrid" and exact:
+        notes.append("a \"phrase\" or -exclusion asks for keyword matching: vectors not used")
+    if mode == "vector" or (mode == "hybrid" and not exact):
         ranked, note = vector_ranking(store, config.search.embedder, query, flt, depth, config.search.min_similarity)
         if note:
             notes.append(note)

@@ -202,50 +202,6 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             params.append(limit)
         return [_doc_row(r) for r in self.db.execute(sql, params)]
 
-    def search_chunks(self, fts_query: str, flt: DocFilter, limit: int) -> list[dict]:
-        """The best-ranked chunks (BM25, filters applied before the limit), without snippets.
-
-        Ranking reads only the FTS index (and documents when filtered); details are joined
-        for the top rows alone: joining every match first cost 2-3x at 10k documents.
-        """
-        where, params = _doc_filter_sql(flt)
-        if where == "1":
-            rank_sql = ("SELECT rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) AS rank FROM chunk_fts"
-                        " WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?")
-        else:
-            rank_sql = ("SELECT chunk_fts.rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) AS rank FROM chunk_fts"
-                        " JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.doc_id"
-                        f" WHERE chunk_fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
-        try:
-            ranked = self.db.execute(rank_sql, [fts_query, *params, limit]).fetchall()
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
-        if not ranked:
-            return []
-        marks = ",".join("?" * len(ranked))
-        details = {
-            r[11]: r for r in self.db.execute(
-                f"SELECT {_DOC_COLUMNS}, c.id, c.heading, c.line FROM chunks c JOIN documents d ON d.id = c.doc_id"
-                f" WHERE c.id IN ({marks})", [chunk_id for chunk_id, _ in ranked])
-        }
-        out = []
-        for chunk_id, rank in ranked:
-            r = details[chunk_id]
-            doc = _doc_row(r)
-            doc.update(chunk_id=chunk_id, heading=r[12], line=r[13], score=-rank)
-            out.append(doc)
-        return out
-
-    def snippet(self, fts_query: str, chunk_id: int) -> str:
-        """The chunk's best passage with the matched terms between \\x02 and \\x03."""
-        row = self.db.execute(
-            "SELECT snippet(chunk_fts, 2, char(2), char(3), '…', 16) FROM chunk_fts"
-            " WHERE chunk_fts MATCH ? AND rowid = ?", (fts_query, chunk_id)
-        ).fetchone()
-        return row[0] if row else ""
-
-    # --- entities ----------------------------------------------------------------
-
     def all_claims(self) -> list[EntityClaim]:
         """Every document's claims, plus entities a user asserted and the ends of user relations (doc id 0)."""
         rows = self.db.execute(

@@ -10,8 +10,8 @@ class SearchQueries:
     db: object
 
     def chunk_rows(self, chunk_ids: list[int], flt: DocFilter) -> dict[int, dict]:
-        """Chunk id -> the row search_chunks() gives (document columns, chunk_id, heading, line), for
-        the chunks whose documents pass the filter."""
+        """Chunk id -> its document's columns with chunk_id, heading and line, for the chunks whose
+        documents pass the filter."""
         from .sqlite import _DOC_COLUMNS, _doc_filter_sql, _doc_row
 
         out: dict[int, dict] = {}
