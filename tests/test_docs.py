@@ -149,6 +149,8 @@ def json_outputs(tmp_path_factory):
         ("kbg search", ("search", "rollout Ben", "--expand-relations", "--explain", "--why-not", "people/sam-li.md",
                         *v, "--json"), 0),
         ("kbg search", ("search", "notes Sam", "--why-not", "nope.md", *v, "--json"), 0),
+        ("kbg search", ("search", "token rotation", "-n", "1", "--why-not", "projects/project-atlas.md", *v,
+                        "--json"), 0),
         ("kbg list", ("list", *v, "--json"), 0),
         ("kbg view", ("view", "people/sam-li.md", *v, "--json"), 0),
         ("kbg view", ("view", "people/sam-li.md:14", *v, "--json"), 0),

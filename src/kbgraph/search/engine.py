@@ -62,7 +62,9 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
         hops = 2 if expand_relations else 0
         reach = expand(store, seeds, hops, config.search.hop_decay, config.vocabulary)
         # Pinned, every document that mentions the entity may be a result; otherwise the graph only boosts.
-        ranked_graph = graph_ranking(store, reach, flt, PINNED_DEPTH if pinned else depth)
+        ranked_graph = graph_ranking(store, reach, flt, PINNED_DEPTH if pinned else depth * 4)
+        if pinned is None:
+            ranked_graph = _among_text_matches(ranked_graph, rankings, depth)
         rankings["graph"] = [r for r, _ in ranked_graph]
         graph = {r.doc_id: via for r, via in ranked_graph}
     if pinned is not None:  # only what mentions the entity (or, expanded, a related one)
@@ -82,6 +84,18 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
 
         return _with(result, explain_absence(store, why_not, flt, parsed, order, limit, rankings, seeds, pinned))
     return result
+
+
+def _among_text_matches(ranked_graph: list, rankings: dict, depth: int) -> list:
+    """Unpinned, the graph re-ranks what the query's words found (nearest entity first, then the better
+    text rank): a document that only mentions the person named is not an answer to the rest."""
+    text_rank: dict[int, int] = {}
+    for ranked in rankings.values():
+        for rank, r in enumerate(ranked):
+            text_rank[r.doc_id] = min(rank, text_rank.get(r.doc_id, rank))
+    kept = [(r, via) for r, via in ranked_graph if r.doc_id in text_rank]
+    kept.sort(key=lambda item: (-item[0].score, text_rank[item[0].doc_id]))
+    return kept[:depth]
 
 
 def _pinned(store, entity: str | None):
