@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .common import json_option, list_options, open_workspace, vault_option
+from .output import emit_result
 
 
 def register(group: click.Group) -> None:
@@ -12,13 +13,6 @@ def register(group: click.Group) -> None:
         group.add_command(command)
 
 
-def _emit(result: dict, as_json: bool, line: str) -> None:
-    if as_json:
-        from .output import print_json
-
-        print_json(result)
-    else:
-        print(line)
 
 
 @click.command("unmerge")
@@ -32,7 +26,7 @@ def unmerge(merged, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = unmerge_entity(ws, merged)
-    _emit(result, as_json, f"{result['unmerged']} is separate from {result['from']} again "
+    emit_result(result, as_json, f"{result['unmerged']} is separate from {result['from']} again "
                            f"({result['relations_restored']} relations given back)")
 
 
@@ -47,7 +41,7 @@ def unlink(entity, doc, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = do_unlink(ws, entity, doc)
-    _emit(result, as_json, f"{result['path']} no longer mentions {result['entity']}"
+    emit_result(result, as_json, f"{result['path']} no longer mentions {result['entity']}"
                            + ("" if result["changed"] else " (it was unlinked already)"))
 
 
@@ -62,7 +56,7 @@ def relink(entity, doc, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = do_relink(ws, entity, doc)
-    _emit(result, as_json, f"{result['path']} may mention {result['entity']} again")
+    emit_result(result, as_json, f"{result['path']} may mention {result['entity']} again")
 
 
 @click.command("unlinked-mentions")
@@ -95,5 +89,5 @@ def link(entity, doc, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = do_link(ws, entity, doc)
-    _emit(result, as_json, f"{result['path']}: {result['surface']!r} -> {result['link']}"
+    emit_result(result, as_json, f"{result['path']}: {result['surface']!r} -> {result['link']}"
                            + (f" ({result['remaining']} more unlinked)" if result["remaining"] else ""))

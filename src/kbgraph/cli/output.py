@@ -44,6 +44,14 @@ def print_json(data: object) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+def emit_result(result: dict, as_json: bool, line: str) -> None:
+    """One command's result: the object as JSON, or the one line a person reads."""
+    if as_json:
+        print_json(result)
+    else:
+        print(line)
+
+
 def emit_rows(
     rows: list[dict],
     fmt: str,

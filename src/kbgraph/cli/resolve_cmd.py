@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .common import json_option, list_options, open_workspace, vault_option
+from .output import emit_result
 
 _FIELDS = ("id", "surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score", "features",
            "outcome", "decided_by", "doc_path", "created_at", "decided_at")
@@ -78,7 +79,7 @@ def confirm(question_id, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = do_confirm(ws, question_id)
-    _emit(result, as_json, f"confirmed #{question_id}: {result['surface']!r} is {result['entity']}")
+    emit_result(result, as_json, f"confirmed #{question_id}: {result['surface']!r} is {result['entity']}")
 
 
 @resolve.command("reject")
@@ -91,7 +92,7 @@ def reject(question_id, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = do_reject(ws, question_id)
-    _emit(result, as_json, f"rejected #{question_id}: {result['surface']!r} is not {result['entity']}")
+    emit_result(result, as_json, f"rejected #{question_id}: {result['surface']!r} is not {result['entity']}")
 
 
 @resolve.command("calibrate")
@@ -116,12 +117,3 @@ def calibrate(dry_run, vault, as_json) -> None:
                         ("accuracy", "Accuracy"), ("auto_links", "Auto-links"), ("auto_precision", "Auto precision")],
                  f"Calibration on {result['examples']} answers ({result['same']} same)", "")
     print("saved: the next `kbg index` uses the new weights" if result["saved"] else "dry run: nothing saved")
-
-
-def _emit(result: dict, as_json: bool, line: str) -> None:
-    if as_json:
-        from .output import print_json
-
-        print_json(result)
-    else:
-        print(line)
