@@ -20,25 +20,27 @@ def find_entity(store, name: str, entity_type: str | None = None) -> Entity:
         raise InvalidInput(f"{name!r} is not a name: give an entity's name or alias")
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
-    matches = [e for e in store.entities_by_name_key(key) if entity_type in (None, e.type)]
-    kinds = {}
-    for entity_id, kind in store.name_kinds(key):
-        kinds.setdefault(entity_id, set()).add(kind)
-    explicit = [e for e in matches if kinds.get(e.id, set()) - {"first-name"}]
-    for level in (explicit, matches):
-        unique = list({e.id: e for e in level}.values())
-        if len(unique) == 1:
-            return unique[0]
-        if len(unique) > 1:
-            names = " and ".join(e.name for e in unique[:5])
-            raise Ambiguous(
-                f"ambiguous: {name!r} matches {names} — give the full name",
-                [_candidate(e) for e in unique],
-            )
+    named = entities_named(store, key, entity_type)
+    if len(named) == 1:
+        return named[0]
+    if len(named) > 1:
+        names = " and ".join(e.name for e in named[:5])
+        raise Ambiguous(f"ambiguous: {name!r} matches {names} — give the full name", [_candidate(e) for e in named])
     suggestions = similar_names(store, name, entity_type)
     what = entity_type or "entity"
     hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
     raise NotFound(f"no {what} named {name!r}{hint}")
+
+
+def entities_named(store, key: str, entity_type: str | None = None) -> list[Entity]:
+    """The entities a folded name names: those whose name or alias it is, else those whose derived
+    first name it is. More than one means the name is ambiguous."""
+    matches = list({e.id: e for e in store.entities_by_name_key(key) if entity_type in (None, e.type)}.values())
+    kinds: dict[int, set[str]] = {}
+    for entity_id, kind in store.name_kinds(key):
+        kinds.setdefault(entity_id, set()).add(kind)
+    explicit = [e for e in matches if kinds.get(e.id, set()) - {"first-name"}]
+    return explicit or matches
 
 
 def similar_names(store, name: str, entity_type: str | None, limit: int = 3) -> list[str]:

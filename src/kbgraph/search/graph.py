@@ -75,18 +75,10 @@ def recognise(store, query: str) -> Recognition:
 
 
 def _matches(store, surface: str) -> list:
-    """Entities a name or alias spells exactly; a derived first name only when it is the only claim."""
+    from ..lookup import entities_named
+
     key = name_key(surface)
-    if not key:
-        return []
-    matches = {e.id: e for e in store.entities_by_name_key(key)}
-    if len(matches) <= 1:
-        return list(matches.values())
-    kinds: dict[int, set[str]] = {}
-    for entity_id, kind in store.name_kinds(key):
-        kinds.setdefault(entity_id, set()).add(kind)
-    explicit = [e for e in matches.values() if kinds.get(e.id, set()) - {"first-name"}]
-    return explicit if len(explicit) == 1 else list(matches.values())
+    return entities_named(store, key) if key else []
 
 
 def expand(store, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, ...], vocab) -> dict[int, Reach]:
