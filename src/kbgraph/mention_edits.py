@@ -12,6 +12,7 @@ from pathlib import Path
 from .errors import InvalidInput, NotFound
 from .lookup import find_entity
 from .page_files import edit_page, write_lock
+from .pipeline import index_vault, refresh_index
 from .relations import now_iso
 
 
@@ -22,7 +23,7 @@ def unlink(ws, entity_name: str, doc_path: str) -> dict:
     with store.transaction():
         added = store.add_unlink(_key(entity), entity.name, doc["path"], now_iso())
         store.mark_for_rescan([doc["id"]])
-    _rescan(ws)
+    refresh_index(ws)
     return {"entity": entity.name, "path": doc["path"], "unlinked": True, "changed": added}
 
 
@@ -35,7 +36,7 @@ def relink(ws, entity_name: str, doc_path: str) -> dict:
         store.mark_for_rescan([doc["id"]])
     if not removed:
         raise InvalidInput(f"{entity.name!r} was not unlinked from {doc['path']}; nothing to relink")
-    _rescan(ws)
+    refresh_index(ws)
     return {"entity": entity.name, "path": doc["path"], "unlinked": False, "changed": True}
 
 
@@ -65,8 +66,6 @@ def link(ws, entity_name: str, doc_path: str) -> dict:
 
     with write_lock(ws.root):
         edit_page(ws.root, doc["path"], wrap)
-    from .pipeline import index_vault
-
     index_vault(Path(ws.root), store=ws.store, only={doc["path"]}, lock_wait=30)
     return {"entity": entity.name, "path": doc["path"], "surface": surface, "link": link_text,
             "remaining": max(0, row["count"] - 1)}
@@ -84,9 +83,3 @@ def _key(entity) -> str:
     from .entities import entity_key
 
     return entity_key(entity.type, entity.name)
-
-
-def _rescan(ws) -> None:
-    from .pipeline import index_vault
-
-    index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)

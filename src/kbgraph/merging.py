@@ -59,7 +59,7 @@ def unmerge_entity(ws, merged_name: str) -> dict:
     mentions and the relations that came from it. Its page's relation lines are re-read on the
     re-index; relations that live only in the index move back as the merge recorded them.
     The pair is remembered as "not the same", so entity resolution never merges them again."""
-    from .pipeline import index_vault
+    from .pipeline import refresh_index
 
     store = ws.store
     record = _merge_record(store, merged_name)
@@ -74,7 +74,7 @@ def unmerge_entity(ws, merged_name: str) -> dict:
                                 "candidate_name": merge.into_name, "outcome": "rejected", "decided_by": "user",
                                 "features": {"unmerged": True}, "created_at": now, "decided_at": now})
             store.set_meta("entities_dirty", "1")
-        index_vault(Path(ws.root), store=store, only=set(), lock_wait=30)
+        refresh_index(ws)
         from_id = store.entity_ids_by_key().get(merge.from_key)
         restored, to_page = _give_relations_back(store, undo, into, from_id, ws.config.vocabulary.symmetric_names(),
                                                  now)

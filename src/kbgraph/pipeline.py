@@ -578,6 +578,13 @@ def index_vault(
     )
 
 
+def refresh_index(ws) -> IndexReport:
+    """Run the stages over what the index already holds, re-reading no file: after a change made in
+    the index itself (a merge, an asserted entity, an unlink, an answer), entities, mentions and
+    relations follow it. Waits up to 30 s for a running `kbg index`."""
+    return index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
+
+
 def _index_lock(root: Path, wait: float = 0.0):
     """An exclusive lock on <vault>/.kbgraph/index.lock for the length of a run."""
     from .locks import exclusive

@@ -113,7 +113,7 @@ def import_data(ws, data: dict) -> dict:
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
     _check_merges([m for m, _ in merges], store.merges())
-    from .pipeline import index_vault
+    from .pipeline import index_vault, refresh_index
 
     # The notes define most entities: index first, so relation ends resolve to them instead
     # of being created as asserted entities.
@@ -164,7 +164,7 @@ def import_data(ws, data: dict) -> dict:
     if unlinks:
         with store.transaction():
             store.mark_for_rescan(None)
-        index_vault(Path(ws.root), store=store, only=set(), lock_wait=30)
+        refresh_index(ws)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
             "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
             "decisions": len(decisions)}
@@ -207,11 +207,11 @@ def _valid_decision(index: int, item: object) -> dict:
 
 
 def _rebuild_entities(ws) -> None:
-    from .pipeline import index_vault
+    from .pipeline import refresh_index
 
     with ws.store.transaction():
         ws.store.set_meta("entities_dirty", "1")
-    index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
+    refresh_index(ws)
 
 
 def _valid_link(index: int, item: object, entity_types) -> dict:

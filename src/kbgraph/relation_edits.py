@@ -145,9 +145,9 @@ def create_entity(ws, entity_type: str, name: str) -> Entity:
     with ws.store.transaction():
         ws.store.add_asserted_entity(entity_type, name, now_iso())
         ws.store.set_meta("entities_dirty", "1")
-    from .pipeline import index_vault
+    from .pipeline import refresh_index
 
-    index_vault(ws.root, store=ws.store, only=set(), lock_wait=30)
+    refresh_index(ws)
     return find_entity(ws.store, name, entity_type)
 
 

@@ -114,10 +114,8 @@ def _low_information(question: dict) -> bool:
 
 
 def _link_in_documents(ws, decision_id: int, question: dict) -> dict:
-    from pathlib import Path
-
     from ..names import name_key
-    from ..pipeline import index_vault
+    from ..pipeline import refresh_index
     from ..relations import now_iso
 
     store, now = ws.store, now_iso()
@@ -128,7 +126,7 @@ def _link_in_documents(ws, decision_id: int, question: dict) -> dict:
                                      question["candidate_key"], question["candidate_name"], now)
         store.decide(decision_id, "confirmed", "user", now)
         store.set_meta("entities_dirty", "1")
-    index_vault(Path(ws.root), store=store, only=set(), lock_wait=30)
+    refresh_index(ws)
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
             "entity": question["candidate_name"], "aliases": [], "documents": docs}
 
@@ -141,11 +139,9 @@ def reject(ws, decision_id: int) -> dict:
     with ws.store.transaction():
         ws.store.decide(decision_id, "rejected", "user", now_iso())
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
-    from pathlib import Path
+    from ..pipeline import refresh_index
 
-    from ..pipeline import index_vault
-
-    index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
+    refresh_index(ws)
     return {"id": decision_id, "outcome": "rejected", "surface": question["surface"],
             "entity": question["candidate_name"]}
 
