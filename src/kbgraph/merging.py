@@ -100,7 +100,7 @@ def _merge_record(store, name: str) -> dict:
 
     wanted = name_key(name)
     for merge in store.merges():
-        if name_key(merge.from_name) == wanted or merge.from_key == wanted:
+        if name_key(merge.from_name) == wanted:
             return store.merge_record(merge.from_key)
     raise InvalidInput(f"{name!r} was not merged into another entity; `kbg entity merge` records merges "
                        "(give the name of the entity that was merged away)")
