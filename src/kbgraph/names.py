@@ -25,9 +25,18 @@ def fold(text: str) -> str:
     return "".join(fold_char(c) for c in text)
 
 
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
 def name_key(name: str) -> str:
     """The key two spellings of one name share: folded, lower-cased, single-spaced."""
     return _SPACES.sub(" ", fold(name).strip()).casefold()
+
+
+def loose_key(name: str) -> str:
+    """name_key with punctuation read as a space: "KEP-950" and "KEP 950", "pod-startup" and
+    "pod startup" agree. Used to recognise names in a query, where punctuation is often dropped."""
+    return " ".join(_NOT_WORD.split(name_key(name))).strip()
 
 
 def clean_reference(value: str) -> str:

@@ -2,26 +2,33 @@
 
 Pass 1 finds the entities the query names (or the one `entity=` pins) and, with expand_relations,
 the entities related to them up to two hops. Pass 2 ranks documents by three signals (BM25 over
-chunks, vector similarity over chunks, the graph: documents that mention those entities), fuses
-them by reciprocal rank (k = 60) and applies the boosts (see fusion.py). One hit per document.
+whole documents, vector similarity of document centroids, the graph: documents tied to those
+entities), fuses them by reciprocal rank (k = 60) and applies the boosts (see fusion.py). One hit
+per document, pointing at its best section.
 With `entity=`, only documents that mention the entity (or, expanded, a related one) are returned,
 each weighted by its distance.
 """
 
 from __future__ import annotations
 
+import math
+import re
+
 from ..config import Config, config_from_dict
 from ..errors import InvalidInput
 from ..model import HitExplain, SearchHit, SearchResult
 from ..store.base import DocFilter
 from .fusion import FORMULA, recency_boost, rrf, tier_boost
-from .graph import Reach, describe, expand, graph_ranking, recognise
+from .graph import GraphHit, Reach, describe, expand, graph_ranking, recognise
 from .keyword import Ranked, bm25_ranking
 from .query import markdown_highlight, parse_query
 from .vectors import vector_ranking
 
 MODES = ("hybrid", "bm25", "vector")
 PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) that may be results
+MIN_TIES = 2  # unpinned, a document the query's words did not find needs this many graph ties
+FTS_PLACING_TERMS = 8  # up to this many terms, FTS5 picks the section shown
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
@@ -64,9 +71,9 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
         # Pinned, every document that mentions the entity may be a result; otherwise the graph only boosts.
         ranked_graph = graph_ranking(store, reach, flt, PINNED_DEPTH if pinned else depth * 4)
         if pinned is None:
-            ranked_graph = _among_text_matches(ranked_graph, rankings, depth)
-        rankings["graph"] = [r for r, _ in ranked_graph]
-        graph = {r.doc_id: via for r, via in ranked_graph}
+            ranked_graph = _corroborated(ranked_graph, rankings, depth)
+        rankings["graph"] = [hit.ranked for hit in ranked_graph]
+        graph = {hit.ranked.doc_id: hit.reach for hit in ranked_graph}
     if pinned is not None:  # only what mentions the entity (or, expanded, a related one)
         rankings = {s: [r for r in ranked if r.doc_id in graph] for s, ranked in rankings.items()}
     for signal, ranked in rankings.items():
@@ -86,15 +93,16 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     return result
 
 
-def _among_text_matches(ranked_graph: list, rankings: dict, depth: int) -> list:
-    """Unpinned, the graph re-ranks what the query's words found (nearest entity first, then the better
-    text rank): a document that only mentions the person named is not an answer to the rest."""
+def _corroborated(ranked_graph: list[GraphHit], rankings: dict, depth: int) -> list[GraphHit]:
+    """Unpinned, the graph re-ranks what the query's words found, and adds only documents tied to the
+    query through two or more entities: a note that merely names the person is no answer to the rest
+    of the query, but a proposal sharing its authors and its SIG is related whatever its words."""
     text_rank: dict[int, int] = {}
     for ranked in rankings.values():
         for rank, r in enumerate(ranked):
             text_rank[r.doc_id] = min(rank, text_rank.get(r.doc_id, rank))
-    kept = [(r, via) for r, via in ranked_graph if r.doc_id in text_rank]
-    kept.sort(key=lambda item: (-item[0].score, text_rank[item[0].doc_id]))
+    kept = [hit for hit in ranked_graph if hit.ranked.doc_id in text_rank or hit.entities >= MIN_TIES]
+    kept.sort(key=lambda hit: (-hit.ranked.score, text_rank.get(hit.ranked.doc_id, depth)))
     return kept[:depth]
 
 
@@ -110,8 +118,11 @@ def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict
            pinned: bool) -> dict[int, tuple[float, float, tuple, tuple]]:
     """doc id -> (score, fused, signals, boosts)."""
     weights = dict(config.search.weights)
+    # Pinned, a document's graph term carries its distance decay; unpinned, the graph ranking has
+    # already weighed distance (activations decay by hop), so its rank alone counts.
+    graph_weight = {doc_id: reach.weight if pinned else 1.0 for doc_id, reach in graph.items()}
     fused = rrf({s: [(r.doc_id, r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
-                config.search.rrf_k, {doc_id: reach.weight for doc_id, reach in graph.items()})
+                config.search.rrf_k, graph_weight)
     tiers = store.entity_tiers(sorted({reach.entity_id for reach in graph.values()}))
     dates = store.doc_dates(sorted(fused)) if config.search.recency_half_life_days else {}
     out = {}
@@ -158,9 +169,15 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], conf
           collapsed: dict[int, tuple[str, ...]]) -> tuple:
     """The hits shown: each document's best chunk (keyword, else vector, else graph), its details and
     snippet read in one query each, for these documents only."""
-    picks = {doc_id: next(rows[doc_id][s] for s in ("bm25", "vector", "graph") if s in rows[doc_id])
+    picks = {doc_id: next(rows[doc_id][s] for s in ("bm25", "vector", "graph")
+                          if s in rows[doc_id] and rows[doc_id][s].chunk_id is not None)
+             if any(r.chunk_id is not None for r in rows[doc_id].values()) else rows[doc_id]["bm25"]
              for doc_id, _ in chosen}
-    chunk_ids = [r.chunk_id for r in picks.values()]
+    unplaced = [doc_id for doc_id, r in picks.items() if r.chunk_id is None]  # document-level BM25 only
+    if unplaced:
+        placed = _best_chunks(store, parsed, unplaced)
+        picks.update({d: Ranked(d, placed.get(d) or store.first_chunk(d), picks[d].score) for d in unplaced})
+    chunk_ids = [r.chunk_id for r in picks.values() if r.chunk_id is not None]
     details = store.chunk_rows(chunk_ids, DocFilter())
     snippets = store.snippets(parsed.any_term(), chunk_ids) if parsed.positives else {}
     missing = [c for c in chunk_ids if not snippets.get(c)]
@@ -168,7 +185,7 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], conf
     out = []
     for doc_id, (score, fused, signals, boosts) in chosen:
         chunk_id = picks[doc_id].chunk_id
-        row = details.get(chunk_id)
+        row = details.get(chunk_id) if chunk_id is not None else None
         if row is None:
             continue  # deleted between ranking and reading: not worth a hit
         snippet = markdown_highlight(snippets[chunk_id]) if snippets.get(chunk_id) else \
@@ -182,6 +199,28 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], conf
                              snippet=snippet, score=round(score, 6), via=via,
                              duplicates=collapsed.get(doc_id, ()), explain=trace))
     return tuple(out)
+
+
+def _best_chunks(store, parsed, doc_ids: list[int]) -> dict[int, int]:
+    """Each document's section that best matches the query, to show. FTS5 scores a few terms per
+    row cheaply; a long query (a pasted paragraph) costs it milliseconds per row, so then the
+    sections are scored here by the query words they hold, rarer words (among these sections) first."""
+    if len(parsed.positives) <= FTS_PLACING_TERMS:
+        return store.best_chunks(parsed.any_term(), doc_ids)
+    words = {w.casefold() for term in parsed.positives for w in _WORD.findall(term)}
+    sections = store.doc_chunk_texts(doc_ids)  # (chunk id, doc id, text) in reading order
+    present = [(chunk_id, doc_id, words.intersection(w.casefold() for w in _WORD.findall(text)))
+               for chunk_id, doc_id, text in sections]
+    spread: dict[str, int] = {}
+    for _, _, found in present:
+        for word in found:
+            spread[word] = spread.get(word, 0) + 1
+    best: dict[int, tuple[float, int]] = {}
+    for chunk_id, doc_id, found in present:
+        score = sum(math.log(1 + len(present) / spread[w]) for w in found)
+        if doc_id not in best or score > best[doc_id][0]:
+            best[doc_id] = (score, chunk_id)
+    return {doc_id: chunk_id for doc_id, (_, chunk_id) in best.items()}
 
 
 def _entities(pinned, recognised) -> tuple[dict, ...]:

@@ -1,7 +1,7 @@
 """Reciprocal rank fusion and the boosts after it: pure functions over ranked document ids.
 
 score(d) = sum over signals s of  w_s * g_s(d) / (k + rank_s(d))
-where g_s(d) is 1 for bm25 and vector and the graph weight of d (its distance decay) for graph;
+where g_s(d) is 1, except for the graph signal with a pinned entity: d's distance decay there;
 then the boosts multiply it: the entity tier of what the document mentions, and optional recency.
 """
 
@@ -12,7 +12,8 @@ from datetime import date
 
 from ..model import SignalExplain
 
-FORMULA = "rrf-1: sum w/(k+rank) (graph term times distance decay), then x tier, x recency"
+FORMULA = ("rrf-2: sum w*g/(k+rank) over document bm25, document vectors, graph ties (g: decay if pinned,"
+           " else 1), x tier, x recency")
 
 
 def rrf(rankings: dict[str, list[tuple[int, float]]], weights: dict[str, float], k: int,

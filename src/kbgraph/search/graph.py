@@ -1,25 +1,38 @@
 """The graph signal: entities named in the query (pass 1), the entities related to them, and the
-documents that mention any of them, weighted by distance in the graph.
+documents that mention any of them, scored by how strongly the graph ties them to the query.
 
-Pass 1 reads the query's word n-grams (longest first) against entity names and aliases. A name that
-fits several entities equally (a shared first name) is reported as ambiguous with its candidates and
-used for none of them: search abstains rather than blend two people.
-Expansion walks active (not expired) relations breadth-first, up to two hops; a document's graph
-weight is the decay of the nearest entity it mentions (direct 1.0, one hop 0.7, two hops 0.4).
+Pass 1 reads the query's word n-grams (longest first, up to a title's length) against entity names
+and aliases, compared by loose key ("KEP 950" names KEP-950). A name that fits several entities
+equally (a shared first name) is reported as ambiguous with its candidates and used for none of
+them: search abstains rather than blend two people.
+
+Expansion walks active (not expired) relations breadth-first, up to two hops. Each entity reached
+keeps its distance decay (the entity named 1.0, one hop 0.7, two hops 0.4) and gets an activation:
+the decay summed over every path that reaches it, a path damped by 1/sqrt(degree) of each entity it
+passes through, because a hub (a SIG with 150 proposals, a team of fifty) ties little together.
+A document scores the sum of its ties, like a walk that goes on from the entities into the notes:
+- the page of a reached entity, or a note that mentions an entity the query names: its activation;
+- a note that mentions another reached entity: its activation / sqrt(that entity's relations plus
+  the notes that mention it): passing through a hub into its crowd of notes says little.
+So a proposal that shares two authors and a SIG with the one the query names outranks one that
+shares only the SIG, and many weak ties add up where one path through a crowd does not.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import date
 
 from ..common_words import COMMON_WORDS
-from ..names import name_key
+from ..names import loose_key
 from ..store.base import DocFilter
 from .keyword import Ranked
 
-MAX_NGRAM = 5
+MAX_NGRAM = 16  # a proposal's title is a name too
+MAX_WORDS = 200
+MAX_QUERY_CHARS = 2000
 PER_ENTITY = 200  # relations followed per entity and direction: a hub's thousands say little each
 MAX_REACHED = 2000
 _WORDS = re.compile(r"[\w@][\w@.'’&+-]*", re.UNICODE)
@@ -38,8 +51,9 @@ class Reach:
     entity_id: int
     name: str
     distance: int
-    weight: float
-    path: tuple[Step, ...]  # from a query entity to this one
+    weight: float  # the distance decay of its nearest path: 1.0, 0.7 or 0.4 by default
+    path: tuple[Step, ...]  # from a query entity to this one, the path that contributes most
+    activation: float = 0.0  # decay summed over all paths, each damped by the hubs it passes
 
 
 @dataclass(frozen=True)
@@ -49,42 +63,52 @@ class Recognition:
 
 
 def recognise(store, query: str) -> Recognition:
-    """Entities the query names, longest n-gram first; ambiguous names are set aside."""
-    words = [(m.start(), m.end()) for m in _WORDS.finditer(query[:2000])][:200]
-    taken: set[int] = set()
-    found, ambiguous = [], []
+    """Entities the query names, longest n-gram first; ambiguous names are set aside. Names are
+    compared by their loose key, so "KEP 950" names KEP-950 and "pod startup" a "pod-startup"."""
+    words = [(m.start(), m.end()) for m in _WORDS.finditer(query[:MAX_QUERY_CHARS])][:MAX_WORDS]
+    spans: dict[tuple[int, int], tuple[str, str]] = {}  # (first word, size) -> (surface, loose key)
     for size in range(min(MAX_NGRAM, len(words)), 0, -1):
         for i in range(len(words) - size + 1):
-            span = range(i, i + size)
-            if taken.intersection(span):
-                continue
             surface = _POSSESSIVE.sub("", query[words[i][0]:words[i + size - 1][1]])  # "Ben's reports"
             if size == 1 and (surface.lower() in COMMON_WORDS or len(surface) < 2) and not surface[:1].isupper():
                 continue
-            matches = _matches(store, surface)
-            if not matches:
-                continue
-            taken.update(span)
-            if len(matches) == 1:
-                entity = matches[0]
-                found.append((entity.id, entity.name, entity.type, surface))
-            else:
-                ambiguous.append({"surface": surface, "candidates": [
-                    {"id": e.id, "name": e.name, "type": e.type} for e in matches]})
-    return Recognition(tuple(dict.fromkeys(found)), tuple(ambiguous))
+            loose = loose_key(surface)
+            if len(loose) >= 2:
+                spans[(i, size)] = (surface, loose)
+    known = store.keys_by_loose_key(sorted({loose for _, loose in spans.values()}))  # one probe for all
+    taken: set[int] = set()
+    found, ambiguous = [], []
+    for (i, size), (surface, loose) in spans.items():  # longest first: dicts keep insertion order
+        if loose not in known or taken.intersection(range(i, i + size)):
+            continue
+        matches = _matches(store, known[loose])
+        if not matches:
+            continue
+        taken.update(range(i, i + size))
+        if len(matches) == 1:
+            entity = matches[0]
+            found.append((entity.id, entity.name, entity.type, surface))
+        else:
+            ambiguous.append({"surface": surface, "candidates": [
+                {"id": e.id, "name": e.name, "type": e.type} for e in matches]})
+    unique = {}
+    for entity in found:  # named twice ("KEP 950", its title): one entity
+        unique.setdefault(entity[0], entity)
+    return Recognition(tuple(unique.values()), tuple(ambiguous))
 
 
-def _matches(store, surface: str) -> list:
+def _matches(store, keys: set[str]) -> list:
+    """The entities the name keys name; names in both spellings ("kep-950", "kep 950") are one set."""
     from ..lookup import entities_named
 
-    key = name_key(surface)
-    return entities_named(store, key) if key else []
+    found = {e.id: e for key in sorted(keys) for e in entities_named(store, key)}
+    return list(found.values())
 
 
 def expand(store, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, ...], vocab) -> dict[int, Reach]:
-    """Every entity within `hops` active relations of the seeds, nearest first."""
+    """Every entity within `hops` active relations of the seeds, nearest first, with its activation."""
     today = date.today().isoformat()
-    reached = {eid: Reach(eid, name, 0, decay[0], ()) for eid, name in seeds}
+    reached = {eid: Reach(eid, name, 0, decay[0], (), decay[0]) for eid, name in seeds}
     frontier = list(reached)
     names = dict(seeds)
     for distance in range(1, hops + 1):
@@ -93,14 +117,29 @@ def expand(store, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, .
         edges = store.active_neighbours(frontier, today, PER_ENTITY)
         unknown = {n for _, n, _, _ in edges if n not in names}
         names.update(store.entity_names(sorted(unknown)))
-        next_frontier = []
+        degree: dict[int, int] = {}
+        for entity_id, *_ in edges:
+            degree[entity_id] = degree.get(entity_id, 0) + 1
+        step_decay = decay[distance] / decay[distance - 1] if decay[distance - 1] else 0.0
+        arriving: dict[int, dict[int, tuple[float, Step]]] = {}  # neighbour -> source -> path
         for entity_id, neighbour, rtype, direction in edges:
-            if neighbour in reached or len(reached) >= MAX_REACHED:
+            if neighbour in reached:
                 continue
+            source = reached[entity_id]
+            damp = 1.0 if source.distance == 0 else 1.0 / math.sqrt(degree[entity_id])
             shown = rtype if direction == "out" else _inverse(vocab, rtype)
             step = Step(names.get(entity_id, "?"), shown, names.get(neighbour, "?"))
+            paths = arriving.setdefault(neighbour, {})
+            strength = source.activation * step_decay * damp
+            if entity_id not in paths or strength > paths[entity_id][0]:  # two relations, one tie
+                paths[entity_id] = (strength, step)
+        next_frontier = []
+        for neighbour, paths in arriving.items():
+            if len(reached) >= MAX_REACHED:
+                break
+            via = max(paths, key=lambda source: paths[source][0])
             reached[neighbour] = Reach(neighbour, names.get(neighbour, "?"), distance, decay[distance],
-                                       reached[entity_id].path + (step,))
+                                       reached[via].path + (paths[via][1],), sum(p[0] for p in paths.values()))
             next_frontier.append(neighbour)
         frontier = next_frontier
     return reached
@@ -111,21 +150,42 @@ def _inverse(vocab, type_name: str) -> str:
     return rtype.inverse if rtype is not None and rtype.inverse else type_name
 
 
-def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int) -> list[tuple[Ranked, Reach]]:
-    """Documents that mention (or are the page of) a reached entity, by weight then mentions."""
-    rows = store.docs_mentioning(list(reach), flt, limit=max(depth * 4, 200))
-    best: dict[int, tuple[float, int, int, Reach]] = {}
-    for doc_id, entity_id, count, chunk_id in rows:
+@dataclass(frozen=True)
+class GraphHit:
+    """A document the graph reaches: its score (damped activations summed), the entity that gave the
+    most (its path explains the hit) and how many distinct reached entities it mentions."""
+
+    ranked: Ranked
+    reach: Reach
+    entities: int
+
+
+def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int) -> list[GraphHit]:
+    """Documents that mention (or are the page of) a reached entity, by graph score."""
+    rows = store.docs_mentioning(list(reach), flt, limit=max(depth * 20, 2000))
+    spread = store.entity_doc_counts(sorted({row[1] for row in rows}))
+    degree = store.entity_degrees(sorted({row[1] for row in rows if reach[row[1]].distance}),
+                                  date.today().isoformat())
+    score: dict[int, float] = {}
+    best: dict[int, tuple[float, int, Reach]] = {}
+    seen: dict[int, set[int]] = {}
+    for doc_id, entity_id, _count, chunk_id, is_page in sorted(rows, key=lambda row: -row[4]):
+        if entity_id in seen.setdefault(doc_id, set()):
+            continue  # mentioned and the page of it: one tie (the page, the closer one), not two
+        seen[doc_id].add(entity_id)
         r = reach[entity_id]
-        key = (r.weight, count)
-        if doc_id not in best or key > best[doc_id][:2]:
-            best[doc_id] = (r.weight, count, chunk_id, r)
-    ordered = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))[:depth]
+        part = r.activation if is_page or r.distance == 0 else \
+            r.activation / math.sqrt(max(1, degree.get(entity_id, 0) + spread.get(entity_id, 1)))
+        score[doc_id] = score.get(doc_id, 0.0) + part
+        if doc_id not in best or part > best[doc_id][0]:
+            best[doc_id] = (part, chunk_id, r)
+    ordered = sorted(score, key=lambda d: (-score[d], d))[:depth]
     out = []
-    for doc_id, (weight, _count, chunk_id, r) in ordered:
+    for doc_id in ordered:
+        _, chunk_id, r = best[doc_id]
         chunk_id = chunk_id or store.first_chunk(doc_id)
         if chunk_id is not None:  # a page with no text has nothing to show
-            out.append((Ranked(doc_id, chunk_id, weight), r))
+            out.append(GraphHit(Ranked(doc_id, chunk_id, round(score[doc_id], 6)), r, len(seen[doc_id])))
     return out
 
 

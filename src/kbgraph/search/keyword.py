@@ -1,4 +1,10 @@
-"""The keyword signal: BM25 over chunks (FTS5), documents with every term first, then any term."""
+"""The keyword signal: BM25 over whole documents (FTS5), documents with every term first, then any term.
+
+Whole documents, not sections: a question's words are often spread over a note's sections, and a
+pasted paragraph can match a document but no single section of it. On the KEP link benchmark
+document-level BM25 found 0.55 of the links in the top 10 where the best section found 0.34
+(bench/RESULTS.md). The section shown for a hit is picked afterwards, for the shown hits only.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +16,17 @@ from .query import ParsedQuery
 
 @dataclass(frozen=True)
 class Ranked:
-    """One document in a signal's ranking: its best chunk there, and that signal's own score.
-    Document details are read only for the hits finally shown."""
+    """One document in a signal's ranking: its best chunk there (None: not placed yet, the keyword
+    signal places only the hits shown), and that signal's own score."""
 
     doc_id: int
-    chunk_id: int
+    chunk_id: int | None
     score: float
 
 
 def bm25_ranking(store, parsed: ParsedQuery, flt: DocFilter, depth: int) -> tuple[list[Ranked], str]:
-    """Up to `depth` documents by BM25 of their best chunk, and how they matched: "all-terms",
-    "any-term" (no document has them all) or "all-terms+any-term" (filled up with partial matches)."""
+    """Up to `depth` documents by BM25, and how they matched: "all-terms", "any-term" (no document
+    has them all) or "all-terms+any-term" (filled up with partial matches)."""
     best: dict[int, Ranked] = {}
     _collect(store, parsed.all_terms(), flt, depth, best)
     mode = "all-terms"
@@ -33,9 +39,8 @@ def bm25_ranking(store, parsed: ParsedQuery, flt: DocFilter, depth: int) -> tupl
 
 
 def _collect(store, fts_query: str, flt: DocFilter, depth: int, best: dict[int, Ranked]) -> None:
-    # Over-fetch chunks so that several chunks of one document still leave `depth` documents.
-    for chunk_id, doc_id, score in store.ranked_chunks(fts_query, flt, depth * 4 + 8):
+    for doc_id, score in store.ranked_docs(fts_query, flt, depth):
         if len(best) >= depth:
             return
         if doc_id not in best:
-            best[doc_id] = Ranked(doc_id, chunk_id, score)
+            best[doc_id] = Ranked(doc_id, None, score)

@@ -503,10 +503,33 @@ def m011_chunk_vectors(db: sqlite3.Connection) -> None:
     )
 
 
+def m012_loose_name_keys(db: sqlite3.Connection) -> None:
+    """Each entity name also under its loose key (punctuation as space), for recognising names in queries."""
+    from ..names import loose_key
+
+    db.execute("ALTER TABLE entity_names ADD COLUMN loose TEXT NOT NULL DEFAULT ''")
+    rows = db.execute("SELECT rowid, name FROM entity_names").fetchall()
+    db.executemany("UPDATE entity_names SET loose = ? WHERE rowid = ?", [(loose_key(n), r) for r, n in rows])
+    db.execute("CREATE INDEX entity_names_loose ON entity_names (loose)")
+
+
+def m013_doc_fts(db: sqlite3.Connection) -> None:
+    """Whole documents in a second, contentless FTS index: document-level BM25 for queries that a
+    single section cannot match (a long query, a question whose words span sections)."""
+    db.execute("CREATE VIRTUAL TABLE doc_fts USING fts5 (title, body, content = '',"
+               " tokenize = 'porter unicode61 remove_diacritics 2')")
+    from .sqlite import doc_fts_body
+
+    for doc_id, title in db.execute("SELECT id, title FROM documents").fetchall():
+        db.execute("INSERT INTO doc_fts (rowid, title, body) VALUES (?, ?, ?)",
+                   (doc_id, title, doc_fts_body(db, doc_id)))
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
-    m009_resolution, m010_doc_relations, m011_chunk_vectors,
+    m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
+    m013_doc_fts,
 ]
 
 

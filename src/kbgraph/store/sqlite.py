@@ -135,6 +135,8 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             " SELECT id, ?, heading, text FROM chunks WHERE doc_id = ?",
             (doc.title, doc_id),
         )
+        db.execute("INSERT INTO doc_fts (rowid, title, body) VALUES (?, ?, ?)",
+                   (doc_id, doc.title, doc_fts_body(db, doc_id)))
         db.executemany(
             "INSERT INTO links (doc_id, target, alias, start, end, kind) VALUES (?, ?, ?, ?, ?, ?)",
             [(doc_id, ln.target, ln.alias, ln.start, ln.end, ln.kind) for ln in doc.links],
@@ -159,6 +161,9 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
     def _clear_document_content(self, doc_id: int) -> None:
         db = self.db
         db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
+        # A contentless index forgets a row only when given back exactly the text it was given.
+        db.execute("INSERT INTO doc_fts (doc_fts, rowid, title, body) SELECT 'delete', id, title, ? FROM documents"
+                   " WHERE id = ?", (doc_fts_body(db, doc_id), doc_id))
         for table in ("mentions", "chunks", "document_tags", "links", "entity_claims", "page_relation_lines"):
             db.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
 
@@ -262,11 +267,12 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             [(doc_id, ids[rec.key]) for rec in records for doc_id in rec.page_docs],
         )
         db.execute("DELETE FROM entity_names")
-        from ..names import name_key
+        from ..names import loose_key, name_key
 
         db.executemany(
-            "INSERT OR IGNORE INTO entity_names (entity_id, key, name, kind) VALUES (?, ?, ?, ?)",
-            [(ids[rec.key], name_key(surface), surface, kind) for rec in records for surface, kind in rec.forms],
+            "INSERT OR IGNORE INTO entity_names (entity_id, key, name, kind, loose) VALUES (?, ?, ?, ?, ?)",
+            [(ids[rec.key], name_key(surface), surface, kind, loose_key(surface))
+             for rec in records for surface, kind in rec.forms],
         )
         return ids
 
@@ -338,6 +344,17 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             (key,),
         )
         return [_entity_row(r) for r in rows]
+
+    def keys_by_loose_key(self, loose_keys: list[str]) -> dict[str, set[str]]:
+        """Loose key -> the name keys spelled that way, for those of loose_keys some entity has."""
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(loose_keys), 500):
+            part = loose_keys[start:start + 500]
+            rows = self.db.execute(
+                f"SELECT loose, key FROM entity_names WHERE loose IN ({','.join('?' * len(part))})", part)
+            for loose, key in rows:
+                out.setdefault(loose, set()).add(key)
+        return out
 
     def name_kinds(self, key: str) -> list[tuple[int, str]]:
         return list(self.db.execute("SELECT entity_id, kind FROM entity_names WHERE key = ?", (key,)))
@@ -878,3 +895,9 @@ _UNDO_KEYS = ("source_id", "target_id", "type", "reason", "confidence", "origin"
 def _undo_row(row: dict) -> dict:
     """A relation row as restore_relation() takes it back."""
     return {**{k: row.get(k) for k in _UNDO_KEYS}, "source_doc_path": row.get("source_doc")}
+
+
+def doc_fts_body(db, doc_id: int) -> str:
+    """The text doc_fts holds for a document: its chunks in order, as stored (so a delete matches)."""
+    return "\n".join(r[0] for r in db.execute("SELECT text FROM chunks WHERE doc_id = ? ORDER BY ordinal, id",
+                                                (doc_id,)))

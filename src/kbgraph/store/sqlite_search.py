@@ -27,31 +27,51 @@ class SearchQueries:
                 out[r[11]] = doc
         return out
 
-    def ranked_chunks(self, fts_query: str, flt: DocFilter, limit: int) -> list[tuple[int, int, float]]:
-        """(chunk id, document id, BM25 score, higher better) of the best chunks: no details joined, so
-        ranking costs only the FTS index (and documents when filtered)."""
+    def ranked_docs(self, fts_query: str, flt: DocFilter, limit: int) -> list[tuple[int, float]]:
+        """(document id, BM25 of the whole document, higher better), best first."""
         import sqlite3
 
         from ..errors import StoreError
         from .sqlite import _doc_filter_sql
 
         where, params = _doc_filter_sql(flt)
-        if where == "1":  # rank on the FTS index alone; a join there is paid for every match
-            sql = ("SELECT rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) AS rank FROM chunk_fts"
-                   " WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?")
+        if where == "1":
+            sql = ("SELECT rowid, bm25(doc_fts, 4.0, 1.0) AS rank FROM doc_fts"
+                   " WHERE doc_fts MATCH ? ORDER BY rank LIMIT ?")
         else:
-            sql = ("SELECT f.rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) AS rank FROM chunk_fts f"
-                   " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id"
-                   f" WHERE chunk_fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
+            sql = ("SELECT f.rowid, bm25(doc_fts, 4.0, 1.0) AS rank FROM doc_fts f JOIN documents d ON d.id = f.rowid"
+                   f" WHERE doc_fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
         try:
-            ranked = self.db.execute(sql, [fts_query, *params, limit]).fetchall()
+            return [(doc_id, -rank) for doc_id, rank in self.db.execute(sql, [fts_query, *params, limit])]
         except sqlite3.OperationalError as exc:
             raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
-        if not ranked:
+
+    def best_chunks(self, fts_query: str, doc_ids: list[int]) -> dict[int, int]:
+        """Document id -> its chunk that best matches the FTS query, for these documents only."""
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        owner = dict(self.db.execute(f"SELECT id, doc_id FROM chunks WHERE doc_id IN ({marks})", doc_ids))
+        best: dict[int, int] = {}
+        # The chunk ids spelled out: FTS5 then looks up each row, where a sub-select would make it
+        # match the whole index first.
+        for start in range(0, len(owner), 500):
+            part = list(owner)[start:start + 500]
+            for chunk_id, score in self.db.execute(
+                    f"SELECT rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) FROM chunk_fts"
+                    f" WHERE chunk_fts MATCH ? AND rowid IN ({','.join('?' * len(part))})", [fts_query, *part]):
+                doc_id = owner[chunk_id]
+                if doc_id not in best or score < best[doc_id][1]:
+                    best[doc_id] = (chunk_id, score)
+        return {doc_id: chunk_id for doc_id, (chunk_id, _) in best.items()}
+
+    def doc_chunk_texts(self, doc_ids: list[int]) -> list[tuple[int, int, str]]:
+        """(chunk id, document id, text) of these documents' chunks, each document in reading order."""
+        if not doc_ids:
             return []
-        marks = ",".join("?" * len(ranked))
-        docs = dict(self.db.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})", [c for c, _ in ranked]))
-        return [(c, docs[c], -r) for c, r in ranked if c in docs]
+        marks = ",".join("?" * len(doc_ids))
+        return list(self.db.execute(f"SELECT id, doc_id, text FROM chunks WHERE doc_id IN ({marks})"
+                                    " ORDER BY doc_id, ordinal", doc_ids))
 
     def snippets(self, fts_query: str, chunk_ids: list[int]) -> dict[int, str]:
         """Chunk id -> its best passage with the matched terms between \\x02 and \\x03, in one query."""
@@ -75,8 +95,8 @@ class SearchQueries:
         return out
 
     def docs_mentioning(self, entity_ids: list[int], flt: DocFilter, limit: int = 2000) -> list[tuple]:
-        """(doc id, entity id, mentions, first chunk id) for documents that mention or are the page of
-        the entities, filters applied; most mentioned first."""
+        """(doc id, entity id, mentions, first chunk id, is the entity's page) for documents that mention
+        or are the page of the entities, filters applied; most mentioned first."""
         from .sqlite import _doc_filter_sql
 
         if not entity_ids:
@@ -85,16 +105,45 @@ class SearchQueries:
         marks = ",".join("?" * len(entity_ids))
         return self.db.execute(
             f"""
-            SELECT m.doc_id, m.entity_id, count(*) AS n, min(m.chunk_id) FROM mentions m
+            SELECT m.doc_id, m.entity_id, count(*) AS n, min(m.chunk_id), 0 FROM mentions m
             JOIN documents d ON d.id = m.doc_id
             WHERE m.entity_id IN ({marks}) AND {where}
             GROUP BY m.doc_id, m.entity_id
             UNION ALL
-            SELECT p.doc_id, p.entity_id, 1, (SELECT min(c.id) FROM chunks c WHERE c.doc_id = p.doc_id)
+            SELECT p.doc_id, p.entity_id, 1, (SELECT min(c.id) FROM chunks c WHERE c.doc_id = p.doc_id), 1
             FROM entity_pages p JOIN documents d ON d.id = p.doc_id
             WHERE p.entity_id IN ({marks}) AND {where}
             ORDER BY n DESC LIMIT ?""",
             [*entity_ids, *params, *entity_ids, *params, limit]).fetchall()
+
+    def entity_doc_counts(self, entity_ids: list[int]) -> dict[int, int]:
+        """Entity id -> how many documents mention it or are its page (no filter: how widely it is named)."""
+        out: dict[int, int] = {}
+        for start in range(0, len(entity_ids), 500):
+            part = entity_ids[start:start + 500]
+            marks = ",".join("?" * len(part))
+            out.update(self.db.execute(
+                f"""SELECT entity_id, count(DISTINCT doc_id) FROM (
+                        SELECT entity_id, doc_id FROM mentions WHERE entity_id IN ({marks})
+                        UNION ALL SELECT entity_id, doc_id FROM entity_pages WHERE entity_id IN ({marks}))
+                    GROUP BY entity_id""", [*part, *part]))
+        return out
+
+    def entity_degrees(self, entity_ids: list[int], today: str) -> dict[int, int]:
+        """Entity id -> how many active (not expired) relations it has, either direction."""
+        out: dict[int, int] = {}
+        for start in range(0, len(entity_ids), 500):
+            part = entity_ids[start:start + 500]
+            marks = ",".join("?" * len(part))
+            for entity_id, n in self.db.execute(
+                    f"""SELECT e, count(*) FROM (
+                            SELECT source_id AS e FROM relations WHERE source_id IN ({marks})
+                                AND (valid_until IS NULL OR valid_until >= ?)
+                            UNION ALL SELECT target_id FROM relations WHERE target_id IN ({marks})
+                                AND (valid_until IS NULL OR valid_until >= ?))
+                        GROUP BY e""", [*part, today, *part, today]):
+                out[entity_id] = n
+        return out
 
     def doc_dates(self, doc_ids: list[int]) -> dict[int, str | None]:
         out: dict[int, str | None] = {}

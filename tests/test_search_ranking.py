@@ -1,0 +1,155 @@
+"""How search weighs evidence: whole documents for text, summed and hub-damped ties for the graph,
+names recognised in any spelling; and the document-level index kept in step with the notes."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from kbgraph.config import load_config
+from kbgraph.pipeline import index_vault
+from kbgraph.search import search
+from kbgraph.search.graph import expand, graph_ranking, recognise
+from kbgraph.search.query import parse_query
+from kbgraph.store import migrations, open_store
+from kbgraph.store.base import DocFilter
+from kbgraph.store.sqlite import SqliteStore
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def _docs_with(store, word: str) -> set[str]:
+    ids = [doc_id for doc_id, _ in store.ranked_docs(parse_query(word).any_term(), DocFilter(), 1000)]
+    return set(store.doc_paths(ids).values())
+
+
+def test_a_document_whose_sections_hold_the_words_between_them_matches_all_terms(tmp_path):
+    vault = _write(tmp_path, {
+        "split.md": "# Split\n\n## Storage\n\nThe quokka archive lives on tape.\n\n"
+                    "## Access\n\nReaders ask the marmot desk for a copy.\n",
+        "one.md": "# One\n\nA quokka, and nothing else worth a search.\n",
+    })
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        result = search(store, "quokka marmot", mode="bm25")
+    assert result.mode.startswith("all-terms"), "no single section has both words, the note does"
+    assert [h.path for h in result.hits][:2] == ["split.md", "one.md"]
+    assert result.hits[0].heading, "the hit still points at one section of the note"
+
+
+def test_a_long_pasted_query_places_each_hit_on_its_best_section(tmp_path):
+    vault = _write(tmp_path, {
+        "guide.md": "# Guide\n\n## Intro\n\nGeneral words about the guide.\n\n"
+                    "## Walrus care\n\nFeed the walrus herring, check the walrus pool daily, log the walrus weight.\n",
+    })
+    index_vault(vault)
+    query = " ".join(["walrus herring pool weight"] + [f"filler{i}" for i in range(20)])
+    with closing(open_store(vault)) as store:
+        (hit,) = search(store, query, mode="bm25").hits
+    assert hit.heading.endswith("Walrus care")
+
+
+def test_the_document_index_follows_edits_and_deletes(tmp_path):
+    vault = _write(tmp_path, {"a.md": "# A\n\nalpha bravo\n\n## More\n\ncharlie\n", "b.md": "# B\n\nbravo delta\n"})
+    index_vault(vault)
+    (vault / "a.md").write_text("# A\n\nalpha echo\n\n## More\n\ncharlie\n\n## Added\n\nfoxtrot\n", encoding="utf-8")
+    (vault / "b.md").unlink()
+    (vault / "c.md").write_text("# C\n\nbravo golf\n", encoding="utf-8")
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        words = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf")
+        incremental = {w: _docs_with(store, w) for w in words}
+        assert store.db.execute("INSERT INTO doc_fts (doc_fts) VALUES ('integrity-check')") is not None
+    assert incremental == {"alpha": {"a.md"}, "bravo": {"c.md"}, "charlie": {"a.md"}, "delta": set(),
+                           "echo": {"a.md"}, "foxtrot": {"a.md"}, "golf": {"c.md"}}
+    index_vault(vault, full=True)
+    with closing(open_store(vault)) as store:
+        assert {w: _docs_with(store, w) for w in incremental} == incremental
+
+
+def test_an_older_index_gains_document_search_and_loose_name_keys(tmp_path, monkeypatch):
+    path = str(tmp_path / "index.db")
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:11])  # an index from before m012
+    old = SqliteStore.open(path)
+    old.db.execute("INSERT INTO documents (id, path, title, kind, content_hash, size, mtime, indexed_at)"
+                   " VALUES (1, 'kep.md', 'KEP', 'note', 'h', 1, 1.0, 'now')")
+    old.db.execute("INSERT INTO chunks (doc_id, key, ordinal, heading, start, end, line, text)"
+                   " VALUES (1, 'k', 0, '', 0, 10, 1, 'pod startup holdoff')")
+    old.db.execute("INSERT INTO entities (id, type, name, key, created_at, updated_at)"
+                   " VALUES (1, 'project', 'KEP-950', 'project:kep-950', 'now', 'now')")
+    old.db.execute("INSERT INTO entity_names (entity_id, key, name, kind) VALUES (1, 'kep-950', 'KEP-950', 'name')")
+    old.close()
+    monkeypatch.undo()
+
+    upgraded = SqliteStore.open(path)
+    assert upgraded.ranked_docs('"holdoff"', DocFilter(), 5)[0][0] == 1
+    assert upgraded.keys_by_loose_key(["kep 950"]) == {"kep 950": {"kep-950"}}
+    upgraded.db.execute("INSERT INTO doc_fts (doc_fts) VALUES ('integrity-check')")
+    upgraded.close()
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_names_are_recognised_in_any_spelling_and_at_a_title_s_length(tmp_path):
+    vault = _write(tmp_path, {
+        "projects/kep-950.md": "---\ntype: project\nname: KEP-950\naliases:\n"
+                               "  - Add pod-startup liveness-probe holdoff for slow-starting pods\n---\n\n"
+                               "# KEP-950\n\nText.\n",
+    })
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        for query in ("what did KEP 950 change", "kep-950",
+                      "Add pod startup liveness probe holdoff for slow starting pods"):
+            assert [e[1] for e in recognise(store, query).entities] == ["KEP-950"], query
+
+
+def _uses(*targets: str) -> str:
+    return "\n## Relations\n" + "".join(f"- uses [[{t}]]\n" for t in targets)
+
+
+def test_the_graph_ranks_by_summed_ties_and_damps_hubs(tmp_path):
+    projects = {
+        "projects/alpha.md": "---\ntype: project\n---\n# Alpha\n" + _uses("Redis", "Kafka", "Postgres"),
+        "projects/beta.md": "---\ntype: project\n---\n# Beta\n" + _uses("Redis", "Kafka"),
+        "projects/gamma.md": "---\ntype: project\n---\n# Gamma\n" + _uses("Redis"),
+        "projects/delta.md": "---\ntype: project\n---\n# Delta\n" + _uses("Postgres"),
+    }
+    projects.update({f"projects/p{i}.md": f"---\ntype: project\n---\n# P{i}\n" + _uses("Postgres") for i in range(8)})
+    techs = {f"tech/{t.lower()}.md": f"---\ntype: technology\n---\n# {t}\n" for t in ("Redis", "Kafka", "Postgres")}
+    vault = _write(tmp_path, {**projects, **techs})
+    index_vault(vault)
+    config = load_config(vault)
+    with closing(open_store(vault)) as store:
+        seeds = [(e[0], e[1]) for e in recognise(store, "Alpha").entities]
+        reach = expand(store, seeds, 2, config.search.hop_decay, config.vocabulary)
+        by_name = {r.name: r for r in reach.values()}
+        assert by_name["Redis"].distance == 1 and by_name["Redis"].weight == 0.7
+        assert by_name["Beta"].activation > by_name["Gamma"].activation > by_name["Delta"].activation, \
+            "two shared technologies beat one, and one shared with few beats one shared with a crowd"
+        assert by_name["Beta"].weight == by_name["Delta"].weight == 0.4, "the distance decay is unchanged"
+        hits = graph_ranking(store, reach, DocFilter(), 50)
+        order = [store.doc_paths([h.ranked.doc_id])[h.ranked.doc_id] for h in hits]
+    assert order.index("projects/beta.md") < order.index("projects/gamma.md") < order.index("projects/delta.md")
+
+
+def test_unpinned_expansion_adds_only_documents_with_two_ties(tmp_path):
+    vault = _write(tmp_path, {
+        "projects/alpha.md": "---\ntype: project\n---\n# Alpha\n\nThe zebra crossing project.\n"
+                             + _uses("Redis", "Kafka"),
+        "projects/beta.md": "---\ntype: project\n---\n# Beta\n\nRuns on Redis and Kafka.\n" + _uses("Redis", "Kafka"),
+        "notes/aside.md": "# Aside\n\nSomeone mentioned Redis once.\n",
+        "tech/redis.md": "---\ntype: technology\n---\n# Redis\n",
+        "tech/kafka.md": "---\ntype: technology\n---\n# Kafka\n",
+    })
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        paths = [h.path for h in search(store, "Alpha zebra", mode="bm25", expand_relations=True, limit=20).hits]
+    assert "projects/beta.md" in paths, "tied to Alpha through both technologies"
+    assert "notes/aside.md" not in paths, "one passing mention of one related entity is no answer"
+
