@@ -149,6 +149,7 @@ def json_outputs(tmp_path_factory):
         ("kbg search", ("search", "rollout Ben", "--expand-relations", "--explain", "--why-not", "people/sam-li.md",
                         *v, "--json"), 0),
         ("kbg search", ("search", "notes Sam", "--why-not", "nope.md", *v, "--json"), 0),
+        ("kbg search", ("search", "rollout", "--widen", *v, "--json"), 0),
         ("kbg search", ("search", "token rotation", "-n", "1", "--why-not", "projects/project-atlas.md", *v,
                         "--json"), 0),
         ("kbg list", ("list", *v, "--json"), 0),

@@ -153,3 +153,19 @@ def test_unpinned_expansion_adds_only_documents_with_two_ties(tmp_path):
     assert "projects/beta.md" in paths, "tied to Alpha through both technologies"
     assert "notes/aside.md" not in paths, "one passing mention of one related entity is no answer"
 
+
+def test_widen_gives_the_whole_split_section_a_hit_came_from(tmp_path):
+    paragraphs = [f"Paragraph {i} of the runbook talks about routine things at length. " * 6 for i in range(12)]
+    paragraphs[9] += "The narwhal switch is the last resort."
+    body = "# Runbook\n\n## Failover\n\n" + "\n\n".join(paragraphs) + "\n\n## Other\n\nUnrelated.\n"
+    vault = _write(tmp_path, {"runbook.md": body})
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        (plain,) = search(store, "narwhal", mode="bm25").hits
+        (wide,) = search(store, "narwhal", mode="bm25", widen=True).hits
+        section = [c["id"] for c in store.document_chunks(plain.doc_id) if c["heading"].endswith("Failover")]
+    assert plain.passage is None
+    assert len(section) > 1 and list(wide.passage.chunk_ids) == section, "every chunk of the section, in order"
+    assert wide.passage.line == 3 and wide.passage.text.startswith("## Failover")
+    assert "narwhal switch" in wide.passage.text and "Unrelated" not in wide.passage.text
+    assert wide.chunk_id == plain.chunk_id != section[0], "the hit still names the chunk that matched"

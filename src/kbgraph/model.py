@@ -150,6 +150,16 @@ class SearchHit:
     via: str | None = None  # the relation path that brought it in, when the graph did
     duplicates: tuple[str, ...] = ()  # near-duplicates of it collapsed into this hit (paths)
     explain: "HitExplain | None" = None
+    passage: "Passage | None" = None  # with widen: the whole section the hit's chunk is part of
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A hit widened along `continues` to the whole of a section that indexing split into chunks."""
+
+    chunk_ids: tuple[int, ...]  # in reading order; the hit's own chunk among them
+    line: int  # where the passage starts
+    text: str
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from .common import doc_filter, doc_filter_options, json_option, list_options, o
 
 
 SEARCH_FIELDS = ("path", "line", "title", "kind", "date", "heading", "snippet", "score", "doc_id", "chunk_id", "via",
-                 "duplicates", "explain")
+                 "duplicates", "explain", "passage")
 DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime", "indexed_at", "owner", "visibility")
 
 
@@ -24,11 +24,13 @@ DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime
 @click.option("--explain", is_flag=True,
               help="Show each signal's rank and score, the fusion, boosts and relation path.")
 @click.option("--why-not", "why_not", default=None, metavar="PATH", help="Say why this document is not a result.")
+@click.option("--widen", is_flag=True,
+              help="Give each hit's whole passage: a section indexing split into chunks, followed along 'continues'.")
 @doc_filter_options
 @vault_option
 @list_options
-def search(query, limit, mode, entity, expand_relations, explain, why_not, types, path, date_from, date_to, tags,
-           vault, as_json, fmt, fields) -> None:
+def search(query, limit, mode, entity, expand_relations, explain, why_not, widen, types, path, date_from, date_to,
+           tags, vault, as_json, fmt, fields) -> None:
     """Hybrid search over the vault's sections (BM25 + vectors + the graph); one hit per document.
 
     QUERY is plain words; "a phrase", prefix* and -exclude work, and any other text is safe.
@@ -42,12 +44,13 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, types
 
     with open_workspace(vault) as ws:
         result = run_search(ws.store, query, flt, limit, config=ws.config, mode=mode, entity=entity,
-                            expand_relations=expand_relations, explain=explain, why_not=why_not)
+                            expand_relations=expand_relations, explain=explain, why_not=why_not, widen=widen)
     rows = [
         {
             "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,
             "heading": h.heading, "snippet": h.snippet, "score": h.score, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
             "via": h.via, "duplicates": list(h.duplicates), "explain": as_dict(h.explain) if h.explain else None,
+            "passage": as_dict(h.passage) if h.passage else None,
         }
         for h in result.hits
     ]
@@ -57,7 +60,7 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, types
         envelope["why_not"] = result.why_not
     if fmt == "table" and not fields:
         _print_context(result)
-        rows = [{**r, "where": _where(r), "snippet": highlight(r["snippet"])} for r in rows]
+        rows = [{**r, "where": _where(r), "snippet": _passage(r) if widen else highlight(r["snippet"])} for r in rows]
     empty = "no searchable words in the query" if result.mode == "empty" else f"no matches for {query!r}"
     emit_rows(
         rows, fmt, fields, envelope=envelope, rows_key="hits",
@@ -100,6 +103,11 @@ def _print_explain(result, explain: bool) -> None:
     if result.why_not is not None:
         w = result.why_not
         console.print(f"why not {escape(w['path'])}: {w['reason']} — {escape(w['detail'])}", highlight=False)
+
+
+def _passage(row: dict) -> str:
+    passage = row["passage"]
+    return passage["text"] if passage else row["snippet"]
 
 
 def _where(row: dict):

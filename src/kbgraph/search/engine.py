@@ -21,6 +21,7 @@ from ..store.base import DocFilter
 from .fusion import FORMULA, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, describe, expand, graph_ranking, recognise
 from .keyword import Ranked, bm25_ranking
+from .passages import widen as widen_hits
 from .query import markdown_highlight, parse_query
 from .vectors import vector_ranking
 
@@ -33,8 +34,9 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
            mode: str = "hybrid", entity: str | None = None, expand_relations: bool = False, explain: bool = False,
-           why_not: str | None = None) -> SearchResult:
-    """The best documents for query, one hit (its best chunk) per document, best first."""
+           why_not: str | None = None, widen: bool = False) -> SearchResult:
+    """The best documents for query, one hit (its best chunk) per document, best first. With widen,
+    each hit also carries its passage: the whole section its chunk was split from."""
     if not query or not query.strip():
         raise InvalidInput("empty query: give one or more words to search for")
     if limit < 1:
@@ -83,6 +85,8 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     order = sorted(scored.items(), key=lambda item: (-item[1][0], item[0]))
     order, collapsed = _collapse_duplicates(store, order, limit)
     hits = _hits(store, parsed, order[:limit], rows, graph, config, explain, collapsed)
+    if widen:
+        hits = widen_hits(store, hits)
     entities = _entities(pinned, recognised)
     result = SearchResult(query, parsed.all_terms(), keyword_mode, hits, tuple(rankings), entities,
                           recognised.ambiguous if recognised else (), tuple(notes))

@@ -159,6 +159,16 @@ class DocGraphQueries:
             " score, evidence) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(e.source, e.source_chunk, e.target, e.target_chunk, e.type, e.score, e.evidence) for e in edges])
 
+    def chunk_continuations(self, doc_ids) -> list[tuple[int, int]]:
+        """(chunk, the chunk that continues it) for the split sections of these documents."""
+        out: list[tuple[int, int]] = []
+        for part in _parts(doc_ids):
+            out += self.db.execute(
+                "SELECT source_chunk_id, target_chunk_id FROM doc_relations WHERE type = 'continues'"
+                f" AND source_doc_id IN ({_marks(part)}) AND source_chunk_id IS NOT NULL"
+                " AND target_chunk_id IS NOT NULL", part).fetchall()
+        return out
+
     def stored_doc_relations(self, doc_id: int, type_name: str | None = None) -> list[dict]:
         """The document's stored relations, both directions, with the other end's path, title and the lines
         of the chunks involved. A relation within the document is listed once, as outgoing."""
