@@ -145,6 +145,13 @@ def test_an_index_without_vectors_searches_text_only_and_says_so(vault, monkeypa
     with _opened(vault) as store:
         result = _search(vault, store, "token rotation")
         assert "vector" in result.signals and not result.notes
+    (vault / "notes" / "late.md").write_text("# Late\n\nToken rotation, written after embedding.\n", encoding="utf-8")
+    monkeypatch.setenv("KBG_EMBEDDER", "none")
+    index_vault(vault)
+    monkeypatch.setenv("KBG_EMBEDDER", "fake")
+    with _opened(vault) as store:
+        result = _search(vault, store, "token rotation")
+        assert "vector" in result.signals and result.notes == ("1 chunks have no vector yet (run `kbg index`)",)
 
 
 def test_a_missing_model_leaves_text_search_working_and_names_the_fix(vault, monkeypatch, tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from ..config import Config, config_from_dict
 from ..errors import InvalidInput
@@ -23,13 +24,14 @@ from .graph import GraphHit, Reach, describe, expand, graph_ranking, recognise
 from .keyword import Ranked, bm25_ranking
 from .passages import widen as widen_hits
 from .query import markdown_highlight, parse_query
-from .vectors import vector_ranking
+from .vectors import candidates_for, keep_passing, missing_note, nearest_documents, prepare_vectors
 
 MODES = ("hybrid", "bm25", "vector")
 PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) that may be results
 MIN_TIES = 2  # unpinned, a document the query's words did not find needs this many graph ties
-FTS_PLACING_TERMS = 8  # up to this many terms, FTS5 picks the section shown
+FTS_PLACING_TERMS = 8  # up to this many terms, FTS5 says which sections match
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_POOL: ThreadPoolExecutor | None = None
 
 
 def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
@@ -51,16 +53,21 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     depth = max(limit * 5, 50)
     rankings, notes, rows = {}, [], {}
     keyword_mode = "empty" if not parsed.positives else "all-terms"
-    if mode in ("hybrid", "bm25") and parsed.positives:
-        ranked, keyword_mode = bm25_ranking(store, parsed, flt, depth)
-        rankings["bm25"] = ranked
     exact = bool(parsed.negatives) or '"' in query
     if mode == "hybrid" and exact:
         notes.append("a \"phrase\" or -exclusion asks for keyword matching: vectors not used")
+    nearest = None
     if mode == "vector" or (mode == "hybrid" and not exact):
-        ranked, note = vector_ranking(store, config.search.embedder, query, flt, depth, config.search.min_similarity)
-        if note:
-            notes.append(note)
+        prepared, why = prepare_vectors(store, config.search.embedder)
+        notes += [why] if why else [missing_note(prepared)] if missing_note(prepared) else []
+        if prepared is not None:  # embedding the query and the matmul run while SQLite ranks keywords
+            nearest = _worker().submit(nearest_documents, prepared, query, candidates_for(depth),
+                                       config.search.min_similarity)
+    if mode in ("hybrid", "bm25") and parsed.positives:
+        ranked, keyword_mode = bm25_ranking(store, parsed, flt, depth)
+        rankings["bm25"] = ranked
+    if nearest is not None:
+        ranked = keep_passing(store, nearest.result(), flt, depth)
         if ranked:
             rankings["vector"] = ranked
     recognised = recognise(store, query) if pinned is None else None
@@ -95,6 +102,15 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
 
         return _with(result, explain_absence(store, why_not, flt, parsed, order, limit, rankings, seeds, pinned))
     return result
+
+
+def _worker() -> ThreadPoolExecutor:
+    """One thread beside the caller's, kept for the process: numpy and SQLite both release the GIL,
+    so the query's embedding and the vector scan overlap the keyword query on a second core."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kbg-vectors")
+    return _POOL
 
 
 def _corroborated(ranked_graph: list[GraphHit], rankings: dict, depth: int) -> list[GraphHit]:
@@ -206,25 +222,26 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], conf
 
 
 def _best_chunks(store, parsed, doc_ids: list[int]) -> dict[int, int]:
-    """Each document's section that best matches the query, to show. FTS5 scores a few terms per
-    row cheaply; a long query (a pasted paragraph) costs it milliseconds per row, so then the
-    sections are scored here by the query words they hold, rarer words (among these sections) first."""
-    if len(parsed.positives) <= FTS_PLACING_TERMS:
-        return store.best_chunks(parsed.any_term(), doc_ids)
+    """Each document's section that best matches the query, to show: among the sections FTS5 says
+    match (stemming and phrases honoured; skipped for a query of many terms, a pasted paragraph,
+    where that test costs milliseconds per section), the one holding the most of the query's
+    rarer words (rarer among these documents' sections), the earlier one on a tie."""
     words = {w.casefold() for term in parsed.positives for w in _WORD.findall(term)}
-    sections = store.doc_chunk_texts(doc_ids)  # (chunk id, doc id, text) in reading order
+    sections = store.doc_chunk_texts(doc_ids)  # (chunk id, doc id, text), each document in reading order
+    matching = store.matching_chunks(parsed.any_term(), doc_ids) if len(parsed.positives) <= FTS_PLACING_TERMS \
+        else {chunk_id for chunk_id, _, _ in sections}
     present = [(chunk_id, doc_id, words.intersection(w.casefold() for w in _WORD.findall(text)))
                for chunk_id, doc_id, text in sections]
     spread: dict[str, int] = {}
     for _, _, found in present:
         for word in found:
             spread[word] = spread.get(word, 0) + 1
-    best: dict[int, tuple[float, int]] = {}
+    best: dict[int, tuple[bool, float, int]] = {}
     for chunk_id, doc_id, found in present:
-        score = sum(math.log(1 + len(present) / spread[w]) for w in found)
-        if doc_id not in best or score > best[doc_id][0]:
-            best[doc_id] = (score, chunk_id)
-    return {doc_id: chunk_id for doc_id, (_, chunk_id) in best.items()}
+        key = (chunk_id in matching, sum(math.log(1 + len(present) / spread[w]) for w in found))
+        if doc_id not in best or key > best[doc_id][:2]:
+            best[doc_id] = (*key, chunk_id)
+    return {doc_id: chunk_id for doc_id, (_, _, chunk_id) in best.items()}
 
 
 def _entities(pinned, recognised) -> tuple[dict, ...]:

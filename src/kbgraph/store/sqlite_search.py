@@ -46,24 +46,21 @@ class SearchQueries:
         except sqlite3.OperationalError as exc:
             raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
 
-    def best_chunks(self, fts_query: str, doc_ids: list[int]) -> dict[int, int]:
-        """Document id -> its chunk that best matches the FTS query, for these documents only."""
+    def matching_chunks(self, fts_query: str, doc_ids: list[int]) -> set[int]:
+        """The chunks of these documents that match the FTS query. No bm25() here: it reads every
+        term's whole doclist for its statistics (12 ms at 100k chunks for two common words), where a
+        match test seeks to the listed rows only (3 ms)."""
         if not doc_ids:
-            return {}
+            return set()
         marks = ",".join("?" * len(doc_ids))
-        owner = dict(self.db.execute(f"SELECT id, doc_id FROM chunks WHERE doc_id IN ({marks})", doc_ids))
-        best: dict[int, int] = {}
-        # The chunk ids spelled out: FTS5 then looks up each row, where a sub-select would make it
-        # match the whole index first.
-        for start in range(0, len(owner), 500):
-            part = list(owner)[start:start + 500]
-            for chunk_id, score in self.db.execute(
-                    f"SELECT rowid, bm25(chunk_fts, 4.0, 2.0, 1.0) FROM chunk_fts"
-                    f" WHERE chunk_fts MATCH ? AND rowid IN ({','.join('?' * len(part))})", [fts_query, *part]):
-                doc_id = owner[chunk_id]
-                if doc_id not in best or score < best[doc_id][1]:
-                    best[doc_id] = (chunk_id, score)
-        return {doc_id: chunk_id for doc_id, (chunk_id, _) in best.items()}
+        chunk_ids = [r[0] for r in self.db.execute(f"SELECT id FROM chunks WHERE doc_id IN ({marks})", doc_ids)]
+        out: set[int] = set()
+        for start in range(0, len(chunk_ids), 500):
+            part = chunk_ids[start:start + 500]
+            out.update(r[0] for r in self.db.execute(
+                f"SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid IN ({','.join('?' * len(part))})",
+                [fts_query, *part]))
+        return out
 
     def doc_chunk_texts(self, doc_ids: list[int]) -> list[tuple[int, int, str]]:
         """(chunk id, document id, text) of these documents' chunks, each document in reading order."""

@@ -62,6 +62,11 @@ class VectorQueries:
         return (self.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0],
                 self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
+    def chunks_missing_vectors(self) -> int:
+        """Chunks without a vector when the embed stage last ran (a count kept in meta: counting costs
+        a scan of every chunk, too much for each query); 0 when it never ran."""
+        return int(self.get_meta("vectors_missing") or 0)
+
     def vector_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk ids, their document ids, unit vectors as one float32 matrix), cached per index
         until vectors change (chunks change only with their vectors: a new chunk has none yet)."""
