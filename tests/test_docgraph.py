@@ -4,6 +4,7 @@ parent and sibling (derived from paths), the reader and `kbg doc relations`."""
 from __future__ import annotations
 
 import os
+from contextlib import closing
 import random
 from pathlib import Path
 
@@ -239,6 +240,48 @@ def test_similar_references_hook_keeps_only_close_vectors_and_scores_below_1():
     assert {(e.source, e.target) for e in edges} == {(1, 2), (2, 1)}
     assert all(e.type == "references" and 0.92 <= e.score < 1.0 for e in edges)
     assert similar_references({1: [1.0, 0.0]}, {1: [1.0, 0.0]}) == []  # never to itself
+
+
+def _by_meaning(store, path: str) -> dict[tuple[str, str], float]:
+    return {(r.direction, r.path): r.score for r in doc_relations(store, path, "references")
+            if r.evidence.startswith("similar meaning")}
+
+
+def test_the_similar_stage_relates_documents_by_meaning_both_ways_and_keeps_up_with_edits(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBG_EMBEDDER", "fake")
+    same = "# Tides\n\nThe moon pulls the sea twice a day, and harbours plan around it ([[Almanac]]).\n"
+    (tmp_path / "a.md").write_text(same, encoding="utf-8")
+    (tmp_path / "b.md").write_text(same, encoding="utf-8")  # the fake embedder: only equal text is near
+    (tmp_path / "c.md").write_text("# Kilns\n\nFiring clay needs slow heat and patience.\n", encoding="utf-8")
+    (tmp_path / "d.md").write_text("# D\n\nSee [[c]].\n", encoding="utf-8")
+    (tmp_path / "e.md").write_text("# E\n\nTables.\n", encoding="utf-8")
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        near = _by_meaning(store, "a.md")
+        assert set(near) == {("out", "b.md"), ("in", "b.md")}, "mutual, and not to the unrelated note"
+        assert all(0.92 <= score < 1.0 for score in near.values()), "by meaning is never certain"
+        assert _by_meaning(store, "c.md") == {}
+    (tmp_path / "c.md").write_text(same, encoding="utf-8")
+    (tmp_path / "d.md").write_text("# D\n\nSee [[c]] and [[a]].\n", encoding="utf-8")
+    (tmp_path / "e.md").write_text("# Almanac\n\nTables.\n", encoding="utf-8")  # now a's and b's link resolves
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        assert {p for _, p in _by_meaning(store, "a.md")} == {"b.md", "c.md"}, "relating a's links again keeps these"
+        assert {r.path for r in doc_relations(store, "a.md", "references")
+                if r.score == 1.0 and r.direction == "out"} == {"e.md"}
+        assert {p for _, p in _by_meaning(store, "c.md")} == {"a.md", "b.md"}
+        links = {r.path for r in doc_relations(store, "d.md", "references") if r.score == 1.0}
+        assert links == {"a.md", "c.md"}
+    (tmp_path / "a.md").write_text("# Tides\n\nNothing like the others any more: a recipe for bread.\n",
+                                   encoding="utf-8")
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        assert _by_meaning(store, "a.md") == {}
+        assert {p for _, p in _by_meaning(store, "b.md")} == {"c.md"}
+        incremental = {p: _by_meaning(store, p) for p in ("a.md", "b.md", "c.md")}
+    index_vault(tmp_path, full=True)
+    with closing(open_store(tmp_path)) as store:
+        assert {p: _by_meaning(store, p) for p in ("a.md", "b.md", "c.md")} == incremental
 
 
 # --- parent and sibling (derived) ----------------------------------------------------------------

@@ -482,6 +482,12 @@ def _embed_stage(run: IndexRun) -> None:
     embed_stage(run)
 
 
+def _similar_stage(run: IndexRun) -> None:
+    from .docgraph.similar_stage import similar_stage
+
+    similar_stage(run)
+
+
 class Pipeline:
     """An ordered list of named stages."""
 
@@ -502,6 +508,7 @@ class Pipeline:
                 ("extract", _extract_stage),
                 ("cooccur", _cooccurrence_stage),
                 ("embed", _embed_stage),
+                ("similar", _similar_stage),
                 ("finish", finish_stage),
             ]
         )

@@ -8,7 +8,8 @@
   similarity, below 1.0).
 - parent, sibling: a document's place among folders, derived from paths when read.
 
-Indexing computes and stores the first three in the `relate` stage (docgraph.stage);
+Indexing computes and stores the first three in the `relate` stage (docgraph.stage), except
+references by meaning, which need vectors: the `similar` stage after `embed` (similar_stage.py).
 doc_relations() reads them with the derived ones.
 """
 

@@ -1,10 +1,9 @@
-"""References by meaning: the hook for embeddings (nothing in indexing calls it yet).
+"""References by meaning: documents whose embeddings nearly agree.
 
 Two documents whose embeddings are very close probably talk about the same thing even when neither
 links to or names the other. That is a weaker signal than a link, so such references are kept only
-above a high threshold and always score below 1.0. Vectors come from whoever computes them (a
-document's mean chunk vector, say); for a large vault, pass as candidates only the nearest
-neighbours a vector index returns, not every document.
+above a high threshold and always score below 1.0. The similar stage (similar_stage.py) passes
+document centroids; on the 654 KEPs, 16 pairs reach 0.92 (144 reach 0.85, the template's pull).
 """
 
 from __future__ import annotations
@@ -16,6 +15,8 @@ import numpy as np
 from .edges import EMBEDDING_SCORE_CAP, Edge
 
 SIMILAR_THRESHOLD = 0.92
+EVIDENCE = "similar meaning"  # how these rows are told from references by link or name
+BLOCK_ROWS = 512  # source vectors compared at once: memory stays BLOCK_ROWS x candidates
 
 
 def similar_references(vectors: Mapping[int, Sequence[float]], candidates: Mapping[int, Sequence[float]] | None = None,
@@ -27,14 +28,15 @@ def similar_references(vectors: Mapping[int, Sequence[float]], candidates: Mappi
         return []
     q_ids, q = _unit_rows(vectors)
     c_ids, c = _unit_rows(candidates)
-    similarity = q @ c.T
     out = []
-    for row, col in zip(*np.nonzero(similarity >= threshold)):
-        source, target = int(q_ids[row]), int(c_ids[col])
-        if source != target:
-            value = float(similarity[row, col])
-            out.append(Edge(source, target, "references", round(min(value, EMBEDDING_SCORE_CAP), 4),
-                            f"similar meaning (cosine {value:.3f})"))
+    for start in range(0, len(q_ids), BLOCK_ROWS):
+        similarity = q[start:start + BLOCK_ROWS] @ c.T
+        for row, col in zip(*np.nonzero(similarity >= threshold)):
+            source, target = int(q_ids[start + row]), int(c_ids[col])
+            if source != target:
+                value = float(similarity[row, col])
+                out.append(Edge(source, target, "references", round(min(value, EMBEDDING_SCORE_CAP), 4),
+                                f"{EVIDENCE} (cosine {value:.3f})"))
     return sorted(out, key=lambda e: (-e.score, e.source, e.target))
 
 

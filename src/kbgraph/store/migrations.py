@@ -525,11 +525,17 @@ def m013_doc_fts(db: sqlite3.Connection) -> None:
                    (doc_id, title, doc_fts_body(db, doc_id)))
 
 
+def m014_vector_prints(db: sqlite3.Connection) -> None:
+    """What the similar stage last compared of each document: a hash of its chunks' vectors' keys."""
+    db.execute("CREATE TABLE doc_vector_prints (doc_id INTEGER PRIMARY KEY REFERENCES documents (id)"
+               " ON DELETE CASCADE, print TEXT NOT NULL) STRICT")
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
     m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
-    m013_doc_fts,
+    m013_doc_fts, m014_vector_prints,
 ]
 
 

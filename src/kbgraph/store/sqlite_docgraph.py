@@ -13,6 +13,9 @@ _CHUNK_KEYS = ("id", "doc_id", "heading", "start", "end", "text")
 _PART = 500  # ids per IN (...) list
 
 
+_BY_MEANING = "similar meaning"  # docgraph.similar.EVIDENCE: the rows the similar stage owns
+
+
 def _parts(ids) -> list[list]:
     ids = list(ids)
     return [ids[i:i + _PART] for i in range(0, len(ids), _PART)]
@@ -148,10 +151,51 @@ class DocGraphQueries:
 
     def delete_doc_relations(self, source_ids, type_name: str, chunk_level: bool | None = None) -> None:
         """Drop the stored relations of one type from these documents (chunk_level: only the rows
-        between chunks (True) or only those between whole documents (False))."""
+        between chunks (True) or only those between whole documents (False)). References by meaning
+        stay: the similar stage owns them."""
         level = {None: "", True: " AND source_chunk_id IS NOT NULL", False: " AND source_chunk_id IS NULL"}
-        self.db.executemany(f"DELETE FROM doc_relations WHERE source_doc_id = ? AND type = ?{level[chunk_level]}",
-                            [(i, type_name) for i in source_ids])
+        self.db.executemany(f"DELETE FROM doc_relations WHERE source_doc_id = ? AND type = ?{level[chunk_level]}"
+                            f" AND evidence NOT LIKE '{_BY_MEANING}%'", [(i, type_name) for i in source_ids])
+
+    def delete_similar_references(self, doc_ids) -> None:
+        """Drop references by meaning with either end among doc_ids (None: all of them)."""
+        if doc_ids is None:
+            self.db.execute(f"DELETE FROM doc_relations WHERE type = 'references' AND evidence LIKE '{_BY_MEANING}%'")
+            return
+        for part in _parts(doc_ids):
+            self.db.execute(f"DELETE FROM doc_relations WHERE type = 'references' AND evidence LIKE '{_BY_MEANING}%'"
+                            f" AND (source_doc_id IN ({_marks(part)}) OR target_doc_id IN ({_marks(part)}))",
+                            [*part, *part])
+
+    def vector_prints(self) -> dict[int, str]:
+        """Document id -> a hash of its chunks' embedded-text hashes in reading order (documents with
+        vectors only): it changes exactly when the document's centroid can."""
+        import hashlib
+
+        out: dict[int, str] = {}
+        current, digest = None, None
+        for doc_id, text_hash in self.db.execute(
+                "SELECT c.doc_id, cv.text_hash FROM chunks c JOIN chunk_vectors cv ON cv.chunk_id = c.id"
+                " ORDER BY c.doc_id, c.ordinal, c.id"):
+            if doc_id != current:
+                if current is not None:
+                    out[current] = digest.hexdigest()
+                current, digest = doc_id, hashlib.sha1()
+            digest.update(text_hash.encode())
+        if current is not None:
+            out[current] = digest.hexdigest()
+        return out
+
+    def saved_vector_prints(self) -> dict[int, str]:
+        return dict(self.db.execute("SELECT doc_id, print FROM doc_vector_prints"))
+
+    def save_vector_prints(self, prints: dict[int, str], gone, replace_all: bool = False) -> None:
+        if replace_all:
+            self.db.execute("DELETE FROM doc_vector_prints")
+        for part in _parts(list(gone)):
+            self.db.execute(f"DELETE FROM doc_vector_prints WHERE doc_id IN ({_marks(part)})", part)
+        self.db.executemany("INSERT OR REPLACE INTO doc_vector_prints (doc_id, print) VALUES (?, ?)",
+                            list(prints.items()))
 
     def add_doc_relations(self, edges) -> None:
         self.db.executemany(
