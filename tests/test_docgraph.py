@@ -497,3 +497,17 @@ def test_library_errors_for_unknown_documents_and_types(small):
         assert [r.type for r in doc_relations(store, "notes/plan.md", "sibling")] == ["sibling"]
     finally:
         store.close()
+
+
+def test_references_by_meaning_go_when_a_document_loses_its_vectors(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBG_EMBEDDER", "fake")
+    same = "# Tides\n\nThe moon pulls the sea twice a day.\n"
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(same, encoding="utf-8")
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        assert {p for _, p in _by_meaning(store, "a.md")} == {"b.md"}
+    (tmp_path / "a.md").write_text("# Tides\n", encoding="utf-8")  # no section left: no vector, nothing embedded
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        assert _by_meaning(store, "b.md") == {}

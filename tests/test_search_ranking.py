@@ -169,3 +169,50 @@ def test_widen_gives_the_whole_split_section_a_hit_came_from(tmp_path):
     assert wide.passage.line == 3 and wide.passage.text.startswith("## Failover")
     assert "narwhal switch" in wide.passage.text and "Unrelated" not in wide.passage.text
     assert wide.chunk_id == plain.chunk_id != section[0], "the hit still names the chunk that matched"
+
+
+def test_a_word_only_in_a_heading_is_found(tmp_path):
+    vault = _write(tmp_path, {"a.md": "# Alpha\n\n## Zebracorn\n\n### Setup\n\nInstall it twice.\n"})
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        assert [h.path for h in search(store, "zebracorn", mode="bm25").hits] == ["a.md"]
+        assert search(store, "zebracorn", mode="bm25", why_not="a.md").why_not["reason"] == "shown"
+
+
+def test_a_document_with_nothing_to_show_takes_no_result_slot(tmp_path):
+    vault = _write(tmp_path, {"title-only.md": "---\ntitle: Zanzibar Zanzibar\n---\n",
+                              "body.md": "# Trip\n\nWe flew to Zanzibar.\n"})
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        assert [h.path for h in search(store, "zanzibar", mode="bm25", limit=1).hits] == ["body.md"]
+
+
+def test_an_exact_spelling_wins_over_a_loose_one_and_punctuation_breaks_a_name(tmp_path):
+    vault = _write(tmp_path, {
+        "tech/cpp.md": "---\ntype: technology\nname: C++\n---\n# C++\n\nA language.\n",
+        "teams/cpp.md": "---\ntype: team\nname: C++ Guild\n---\n# C++ Guild\n\nPeople.\n",
+        "teams/cs.md": "---\ntype: team\nname: C# Guild\n---\n# C# Guild\n\nPeople.\n",
+        "people/sam-li.md": "---\ntype: person\nname: Sam Li\n---\n# Sam Li\n\nData.\n",
+    })
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        named = {q: ([e[1] for e in r.entities], r.ambiguous) for q in
+                 ("C++", "who is in the C++ Guild", "C# Guild members") for r in [recognise(store, q)]}
+        surfaces = [e[3] for e in recognise(store, "ask Sam, Li Wei said").entities]
+    assert named["C++"] == (["C++"], ())
+    assert named["who is in the C++ Guild"] == (["C++ Guild"], ())
+    assert named["C# Guild members"] == (["C# Guild"], ())
+    assert surfaces == ["Sam"], "the unique first name, not a name read across the comma"
+
+
+def test_a_pinned_search_weighs_a_document_by_its_nearest_tie(tmp_path):
+    files = {"projects/alpha.md": "---\ntype: project\n---\n# Alpha\n" + _uses("Redis"),
+             "projects/gamma.md": "---\ntype: project\n---\n# Gamma\n\nGamma runs on Redis.\n" + _uses("Redis"),
+             "tech/redis.md": "---\ntype: technology\n---\n# Redis\n"}
+    files.update({f"notes/n{i}.md": f"# N{i}\n\nRedis note {i}.\n" for i in range(10)})
+    vault = _write(tmp_path, files)
+    index_vault(vault)
+    with closing(open_store(vault)) as store:
+        hits = search(store, "runs", entity="Alpha", expand_relations=True, explain=True, mode="bm25").hits
+    (gamma,) = [h for h in hits if h.path == "projects/gamma.md"]
+    assert dict(gamma.explain.boosts)["distance"] == 0.7, "it mentions Redis, one hop from Alpha"

@@ -190,7 +190,7 @@ class SearchConfig:
     hop_decay: tuple[float, float, float] = (1.0, 0.7, 0.4)  # a mentioned entity, one hop, two hops
     tier_boost: float = 0.05  # per tier above 1 of the query's entities a document mentions
     recency_half_life_days: float = 0.0  # 0: no recency weighting
-    min_similarity: float = 0.2  # a chunk less similar than this to the query is not a vector match
+    min_similarity: float = 0.2  # a document (its centroid) less similar than this to the query is no vector match
 
     def weight(self, signal: str) -> float:
         return dict(self.weights).get(signal, 0.0)

@@ -30,8 +30,10 @@ def embed_stage(run) -> None:
     try:
         _embed(run)
     finally:  # search reads this instead of counting 100k rows per query to say what is missing
-        with run.store.transaction():
-            run.store.set_meta("vectors_missing", str(run.store.count_chunks_without_vectors()))
+        missing = str(run.store.count_chunks_without_vectors())
+        if run.store.get_meta("vectors_missing") != missing:  # a run that changed nothing writes nothing
+            with run.store.transaction():
+                run.store.set_meta("vectors_missing", missing)
 
 
 def _embed(run) -> None:

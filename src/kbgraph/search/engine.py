@@ -19,7 +19,7 @@ from ..config import Config, config_from_dict
 from ..errors import InvalidInput
 from ..model import HitExplain, SearchHit, SearchResult
 from ..store.base import DocFilter
-from .fusion import FORMULA, recency_boost, rrf, tier_boost
+from .fusion import FORMULA, explain_signals, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, describe, expand, graph_ranking, recognise
 from .keyword import Ranked, bm25_ranking
 from .passages import widen as widen_hits
@@ -27,7 +27,8 @@ from .query import markdown_highlight, parse_query
 from .vectors import candidates_for, keep_passing, missing_note, nearest_documents, prepare_vectors
 
 MODES = ("hybrid", "bm25", "vector")
-PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) that may be results
+PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) read for their ties
+SPARE_HITS = 5  # documents read past those still wanted: one with no text to show is passed over
 MIN_TIES = 2  # unpinned, a document the query's words did not find needs this many graph ties
 FTS_PLACING_TERMS = 8  # up to this many terms, FTS5 says which sections match
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -61,8 +62,8 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
         prepared, why = prepare_vectors(store, config.search.embedder)
         notes += [why] if why else [missing_note(prepared)] if missing_note(prepared) else []
         if prepared is not None:  # embedding the query and the matmul run while SQLite ranks keywords
-            nearest = _worker().submit(nearest_documents, prepared, query, candidates_for(depth),
-                                       config.search.min_similarity)
+            wanted = candidates_for(depth, filtered=flt != DocFilter())
+            nearest = _worker().submit(nearest_documents, prepared, query, wanted, config.search.min_similarity)
     if mode in ("hybrid", "bm25") and parsed.positives:
         ranked, keyword_mode = bm25_ranking(store, parsed, flt, depth)
         rankings["bm25"] = ranked
@@ -73,16 +74,20 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     recognised = recognise(store, query) if pinned is None else None
     seeds = [(pinned.id, pinned.name)] if pinned else [(e[0], e[1]) for e in recognised.entities]
     reach: dict[int, Reach] = {}
-    graph: dict[int, Reach] = {}
+    graph: dict[int, GraphHit] = {}
     if seeds:
         hops = 2 if expand_relations else 0
         reach = expand(store, seeds, hops, config.search.hop_decay, config.vocabulary)
         # Pinned, every document that mentions the entity may be a result; otherwise the graph only boosts.
-        ranked_graph = graph_ranking(store, reach, flt, PINNED_DEPTH if pinned else depth * 4)
+        if pinned is None:
+            ranked_graph = graph_ranking(store, reach, flt, depth * 4)
+        else:  # ranks the best tied documents, and says which text hits are tied at all
+            text_hits = {r.doc_id for ranked in rankings.values() for r in ranked}
+            ranked_graph = graph_ranking(store, reach, flt, depth * 4, text_hits, PINNED_DEPTH)
         if pinned is None:
             ranked_graph = _corroborated(ranked_graph, rankings, depth)
         rankings["graph"] = [hit.ranked for hit in ranked_graph]
-        graph = {hit.ranked.doc_id: hit.reach for hit in ranked_graph}
+        graph = {hit.ranked.doc_id: hit for hit in ranked_graph}
     if pinned is not None:  # only what mentions the entity (or, expanded, a related one)
         rankings = {s: [r for r in ranked if r.doc_id in graph] for s, ranked in rankings.items()}
     for signal, ranked in rankings.items():
@@ -91,7 +96,12 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     scored = _score(store, config, rankings, graph, pinned is not None)
     order = sorted(scored.items(), key=lambda item: (-item[1][0], item[0]))
     order, collapsed = _collapse_duplicates(store, order, limit)
-    hits = _hits(store, parsed, order[:limit], rows, graph, config, explain, collapsed)
+    hits, start = (), 0
+    while len(hits) < limit and start < len(order):  # a document with no text to show is passed over
+        batch = order[start:start + limit - len(hits) + SPARE_HITS]
+        start += len(batch)
+        hits += _hits(store, parsed, batch, rows, graph, config, explain, collapsed)
+    hits = hits[:limit]
     if widen:
         hits = widen_hits(store, hits)
     entities = _entities(pinned, recognised)
@@ -134,30 +144,30 @@ def _pinned(store, entity: str | None):
     return find_entity(store, entity)  # Ambiguous: the candidates are the answer, never a blend
 
 
-def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict[int, Reach],
+def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict[int, GraphHit],
            pinned: bool) -> dict[int, tuple[float, float, tuple, tuple]]:
     """doc id -> (score, fused, signals, boosts)."""
     weights = dict(config.search.weights)
     # Pinned, a document's graph term carries its distance decay; unpinned, the graph ranking has
     # already weighed distance (activations decay by hop), so its rank alone counts.
-    graph_weight = {doc_id: reach.weight if pinned else 1.0 for doc_id, reach in graph.items()}
+    graph_weight = {doc_id: hit.nearest.weight if pinned else 1.0 for doc_id, hit in graph.items()}
     fused = rrf({s: [(r.doc_id, r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
                 config.search.rrf_k, graph_weight)
-    tiers = store.entity_tiers(sorted({reach.entity_id for reach in graph.values()}))
+    tiers = store.entity_tiers(sorted({hit.nearest.entity_id for hit in graph.values()}))
     dates = store.doc_dates(sorted(fused)) if config.search.recency_half_life_days else {}
     out = {}
     for doc_id, (value, signals) in fused.items():
         boosts = []
         if pinned and doc_id in graph:
-            boosts.append(("distance", graph[doc_id].weight))
+            boosts.append(("distance", graph[doc_id].nearest.weight))
         if doc_id in graph and config.search.tier_boost:
-            boosts.append(("tier", tier_boost(tiers.get(graph[doc_id].entity_id, 1), config.search.tier_boost)))
+            boosts.append(("tier", tier_boost(tiers.get(graph[doc_id].nearest.entity_id, 1), config.search.tier_boost)))
         if config.search.recency_half_life_days:
             boosts.append(("recency", recency_boost(dates.get(doc_id), config.search.recency_half_life_days)))
         score = value
         for _, factor in boosts:
             score *= factor
-        out[doc_id] = (score, value, signals, tuple((name, round(f, 4)) for name, f in boosts))
+        out[doc_id] = (score, value, signals, boosts)  # rounded for the hits shown only
     return out
 
 
@@ -185,15 +195,15 @@ def _collapse_duplicates(store, order: list, limit: int) -> tuple[list, dict[int
     return kept, {k: tuple(paths[d] for d in ids if d in paths) for k, ids in folded.items()}
 
 
-def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], config, explain: bool,
+def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], config, explain: bool,
           collapsed: dict[int, tuple[str, ...]]) -> tuple:
     """The hits shown: each document's best chunk (keyword, else vector, else graph), its details and
     snippet read in one query each, for these documents only."""
-    picks = {doc_id: next(rows[doc_id][s] for s in ("bm25", "vector", "graph")
-                          if s in rows[doc_id] and rows[doc_id][s].chunk_id is not None)
-             if any(r.chunk_id is not None for r in rows[doc_id].values()) else rows[doc_id]["bm25"]
-             for doc_id, _ in chosen}
-    unplaced = [doc_id for doc_id, r in picks.items() if r.chunk_id is None]  # document-level BM25 only
+    picks = {}
+    for doc_id, _ in chosen:
+        found = [rows[doc_id][s] for s in ("bm25", "vector", "graph") if s in rows[doc_id]]
+        picks[doc_id] = next((r for r in found if r.chunk_id is not None), found[0])
+    unplaced = [doc_id for doc_id, r in picks.items() if r.chunk_id is None]  # keyword or graph ranked it whole
     if unplaced:
         placed = _best_chunks(store, parsed, unplaced)
         picks.update({d: Ranked(d, placed.get(d) or store.first_chunk(d), picks[d].score) for d in unplaced})
@@ -210,9 +220,10 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, Reach], conf
             continue  # deleted between ranking and reading: not worth a hit
         snippet = markdown_highlight(snippets[chunk_id]) if snippets.get(chunk_id) else \
             " ".join(texts.get(chunk_id, "").split())[:200]
-        reach = graph.get(doc_id)
-        via = describe(reach, row["path"]) if reach is not None else None
-        trace = HitExplain(signals, config.search.rrf_k, round(fused, 6), boosts, round(score, 6), via,
+        tie = graph.get(doc_id)
+        via = describe(tie.reach, row["path"]) if tie is not None else None
+        trace = HitExplain(explain_signals(signals), config.search.rrf_k, round(fused, 6),
+                           tuple((name, round(factor, 4)) for name, factor in boosts), round(score, 6), via,
                            FORMULA) if explain else None
         out.append(SearchHit(doc_id=doc_id, path=row["path"], title=row["title"], kind=row["kind"],
                              date=row["date"], chunk_id=chunk_id, heading=row["heading"], line=row["line"],
@@ -228,7 +239,8 @@ def _best_chunks(store, parsed, doc_ids: list[int]) -> dict[int, int]:
     rarer words (rarer among these documents' sections), the earlier one on a tie."""
     words = {w.casefold() for term in parsed.positives for w in _WORD.findall(term)}
     sections = store.doc_chunk_texts(doc_ids)  # (chunk id, doc id, text), each document in reading order
-    matching = store.matching_chunks(parsed.any_term(), doc_ids) if len(parsed.positives) <= FTS_PLACING_TERMS \
+    testable = parsed.positives and len(parsed.positives) <= FTS_PLACING_TERMS
+    matching = store.matching_chunks(parsed.any_term(), doc_ids) if testable \
         else {chunk_id for chunk_id, _, _ in sections}
     present = [(chunk_id, doc_id, words.intersection(w.casefold() for w in _WORD.findall(text)))
                for chunk_id, doc_id, text in sections]

@@ -17,16 +17,23 @@ FORMULA = ("rrf-2: sum w*g/(k+rank) over document bm25, document vectors, graph 
 
 
 def rrf(rankings: dict[str, list[tuple[int, float]]], weights: dict[str, float], k: int,
-        graph_weight: dict[int, float]) -> dict[int, tuple[float, tuple[SignalExplain, ...]]]:
-    """doc id -> (fused score, each signal's rank, score and contribution)."""
-    fused: dict[int, list[SignalExplain]] = {}
+        graph_weight: dict[int, float]) -> dict[int, tuple[float, tuple[tuple[str, int, float, float], ...]]]:
+    """doc id -> (fused score, each signal's (name, rank, own score, contribution)). Plain tuples:
+    a pinned entity can put 5,000 documents in the graph ranking, and only the hits shown are
+    explained (explain_signals)."""
+    fused: dict[int, list[tuple[str, int, float, float]]] = {}
     for signal, ranked in rankings.items():
         weight = weights.get(signal, 0.0)
+        graph = signal == "graph"
         for rank, (doc_id, score) in enumerate(ranked, 1):
-            factor = graph_weight.get(doc_id, 0.0) if signal == "graph" else 1.0
-            contribution = weight * factor / (k + rank)
-            fused.setdefault(doc_id, []).append(SignalExplain(signal, rank, round(score, 6), contribution))
-    return {doc_id: (sum(s.contribution for s in signals), tuple(signals)) for doc_id, signals in fused.items()}
+            factor = graph_weight.get(doc_id, 0.0) if graph else 1.0
+            fused.setdefault(doc_id, []).append((signal, rank, score, weight * factor / (k + rank)))
+    return {doc_id: (sum(s[3] for s in signals), tuple(signals)) for doc_id, signals in fused.items()}
+
+
+def explain_signals(signals: tuple[tuple[str, int, float, float], ...]) -> tuple[SignalExplain, ...]:
+    return tuple(SignalExplain(name, rank, round(score, 6), contribution)
+                 for name, rank, score, contribution in signals)
 
 
 def tier_boost(tier: int, per_tier: float) -> float:

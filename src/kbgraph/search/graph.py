@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..common_words import COMMON_WORDS
-from ..names import loose_key
+from ..names import loose_key, name_key
 from ..store.base import DocFilter
 from .keyword import Ranked
 
@@ -36,6 +36,7 @@ MAX_QUERY_CHARS = 2000
 PER_ENTITY = 200  # relations followed per entity and direction: a hub's thousands say little each
 MAX_REACHED = 2000
 _WORDS = re.compile(r"[\w@][\w@.'’&+-]*", re.UNICODE)
+_BREAK = re.compile(r"[,;:!?]|\.\s")  # no name is read across these
 _POSSESSIVE = re.compile(r"['’]s?$|[.,;:!?]+$")
 
 
@@ -63,25 +64,28 @@ class Recognition:
 
 
 def recognise(store, query: str) -> Recognition:
-    """Entities the query names, longest n-gram first; ambiguous names are set aside. Names are
-    compared by their loose key, so "KEP 950" names KEP-950 and "pod startup" a "pod-startup"."""
+    """Entities the query names, longest n-gram first; ambiguous names are set aside. A span is
+    read by its exact name key first ("C++" is C++); only when no name is spelled so, by its loose
+    key, punctuation as space ("KEP 950" names KEP-950, "pod startup" a "pod-startup"), and never
+    across a comma or a sentence's end ("Sam, Li" is not Sam Li)."""
     words = [(m.start(), m.end()) for m in _WORDS.finditer(query[:MAX_QUERY_CHARS])][:MAX_WORDS]
-    spans: dict[tuple[int, int], tuple[str, str]] = {}  # (first word, size) -> (surface, loose key)
+    spans: dict[tuple[int, int], tuple[str, str, str | None]] = {}  # (first word, size) -> (surface, key, loose)
     for size in range(min(MAX_NGRAM, len(words)), 0, -1):
         for i in range(len(words) - size + 1):
             surface = _POSSESSIVE.sub("", query[words[i][0]:words[i + size - 1][1]])  # "Ben's reports"
             if size == 1 and (surface.lower() in COMMON_WORDS or len(surface) < 2) and not surface[:1].isupper():
                 continue
-            loose = loose_key(surface)
-            if len(loose) >= 2:
-                spans[(i, size)] = (surface, loose)
-    known = store.keys_by_loose_key(sorted({loose for _, loose in spans.values()}))  # one probe for all
+            loose = None if _BREAK.search(surface) else loose_key(surface)
+            spans[(i, size)] = (surface, name_key(surface), loose if loose and len(loose) >= 2 else None)
+    exact = store.known_name_keys(sorted({key for _, key, _ in spans.values()}))  # one probe each for all
+    loosely = store.keys_by_loose_key(sorted({loose for _, _, loose in spans.values() if loose}))
     taken: set[int] = set()
     found, ambiguous = [], []
-    for (i, size), (surface, loose) in spans.items():  # longest first: dicts keep insertion order
-        if loose not in known or taken.intersection(range(i, i + size)):
+    for (i, size), (surface, key, loose) in spans.items():  # longest first: dicts keep insertion order
+        keys = {key} if key in exact else loosely.get(loose, set()) if loose else set()
+        if not keys or taken.intersection(range(i, i + size)):
             continue
-        matches = _matches(store, known[loose])
+        matches = _matches(store, keys)
         if not matches:
             continue
         taken.update(range(i, i + size))
@@ -98,7 +102,8 @@ def recognise(store, query: str) -> Recognition:
 
 
 def _matches(store, keys: set[str]) -> list:
-    """The entities the name keys name; names in both spellings ("kep-950", "kep 950") are one set."""
+    """The entities the name keys name; names in both spellings ("kep-950", "kep 950") are one set.
+    Within each key, an explicit name or alias wins over a derived first name (entities_named)."""
     from ..lookup import entities_named
 
     found = {e.id: e for key in sorted(keys) for e in entities_named(store, key)}
@@ -153,21 +158,26 @@ def _inverse(vocab, type_name: str) -> str:
 @dataclass(frozen=True)
 class GraphHit:
     """A document the graph reaches: its score (damped activations summed), the entity that gave the
-    most (its path explains the hit) and how many distinct reached entities it mentions."""
+    most, how many distinct reached entities it is tied to, and the nearest of them."""
 
     ranked: Ranked
-    reach: Reach
+    reach: Reach  # the tie that gave the most: its path explains the hit
     entities: int
+    nearest: Reach  # the closest tie: its distance decay weighs a pinned search
 
 
-def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int) -> list[GraphHit]:
-    """Documents that mention (or are the page of) a reached entity, by graph score."""
-    rows = store.docs_mentioning(list(reach), flt, limit=max(depth * 20, 2000))
+def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int, include=frozenset(),
+                  read_docs: int | None = None) -> list[GraphHit]:
+    """The `depth` documents that mention (or are the page of) a reached entity best, by graph score,
+    then those of `include` that are tied at all (a pinned search keeps text hits tied to the entity).
+    read_docs: how many documents' ties to read (default: depth)."""
+    rows = store.docs_mentioning(list(reach), flt, limit=max((read_docs or depth) * 20, 2000))
     spread = store.entity_doc_counts(sorted({row[1] for row in rows}))
     degree = store.entity_degrees(sorted({row[1] for row in rows if reach[row[1]].distance}),
                                   date.today().isoformat())
     score: dict[int, float] = {}
     best: dict[int, tuple[float, int, Reach]] = {}
+    nearest: dict[int, tuple[Reach, float]] = {}
     seen: dict[int, set[int]] = {}
     for doc_id, entity_id, _count, chunk_id, is_page in sorted(rows, key=lambda row: -row[4]):
         if entity_id in seen.setdefault(doc_id, set()):
@@ -179,14 +189,13 @@ def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int) ->
         score[doc_id] = score.get(doc_id, 0.0) + part
         if doc_id not in best or part > best[doc_id][0]:
             best[doc_id] = (part, chunk_id, r)
-    ordered = sorted(score, key=lambda d: (-score[d], d))[:depth]
-    out = []
-    for doc_id in ordered:
-        _, chunk_id, r = best[doc_id]
-        chunk_id = chunk_id or store.first_chunk(doc_id)
-        if chunk_id is not None:  # a page with no text has nothing to show
-            out.append(GraphHit(Ranked(doc_id, chunk_id, round(score[doc_id], 6)), r, len(seen[doc_id])))
-    return out
+        if doc_id not in nearest or (r.distance, -part) < (nearest[doc_id][0].distance, -nearest[doc_id][1]):
+            nearest[doc_id] = (r, part)
+    ordered = sorted(score, key=lambda d: (-score[d], d))
+    ordered = ordered[:depth] + [d for d in ordered[depth:] if d in include]
+    # A tie without a chunk (a frontmatter mention, a page) is placed later, for the hits shown only.
+    return [GraphHit(Ranked(doc_id, best[doc_id][1], round(score[doc_id], 6)), best[doc_id][2], len(seen[doc_id]),
+                     nearest[doc_id][0]) for doc_id in ordered]
 
 
 def describe(reach: Reach, doc_path: str) -> str:

@@ -76,9 +76,9 @@ def keep_passing(store, ranked: list[Ranked], flt: DocFilter, depth: int) -> lis
     return ranked[:depth]
 
 
-def candidates_for(depth: int) -> int:
-    """How many nearest documents to score for `depth` results: more, for a filter to thin out."""
-    return depth * 2 + 20
+def candidates_for(depth: int, filtered: bool = False) -> int:
+    """How many nearest documents to score for `depth` results: more when a filter will thin them."""
+    return depth * 10 + 100 if filtered else depth * 2 + 20
 
 
 def missing_note(prepared: VectorSearch) -> str | None:

@@ -37,7 +37,7 @@ def why_not(store, path: str, flt, parsed, order: list, limit: int, rankings: di
     keyword = "matches none of the query's terms" if parsed.positives and not store.doc_matches(
         parsed.any_term(), doc["id"]) else "matches some terms, but not well enough to rank"
     return {"path": doc["path"], "reason": "no-match", "signals": signals,
-            "detail": f"its text {keyword} (bm25); it is not among the nearest chunks (vectors)"
+            "detail": f"its text {keyword} (bm25); it is not among the nearest documents (vectors)"
                       + ("; it mentions none of the query's entities (graph)" if seeds else "")}
 
 

@@ -515,14 +515,16 @@ def m012_loose_name_keys(db: sqlite3.Connection) -> None:
 
 def m013_doc_fts(db: sqlite3.Connection) -> None:
     """Whole documents in a second, contentless FTS index: document-level BM25 for queries that a
-    single section cannot match (a long query, a question whose words span sections)."""
-    db.execute("CREATE VIRTUAL TABLE doc_fts USING fts5 (title, body, content = '',"
+    single section cannot match (a long query, a question whose words span sections). Columns as
+    chunk_fts: title, the headings (a heading with no text of its own is in no chunk's body), body."""
+    db.execute("CREATE VIRTUAL TABLE doc_fts USING fts5 (title, headings, body, content = '',"
                " tokenize = 'porter unicode61 remove_diacritics 2')")
-    from .sqlite import doc_fts_body
+    from .sqlite import doc_fts_text
 
     for doc_id, title in db.execute("SELECT id, title FROM documents").fetchall():
-        db.execute("INSERT INTO doc_fts (rowid, title, body) VALUES (?, ?, ?)",
-                   (doc_id, title, doc_fts_body(db, doc_id)))
+        text = doc_fts_text(db, doc_id)
+        if text is not None:
+            db.execute("INSERT INTO doc_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)", (doc_id, title, *text))
 
 
 def m014_vector_prints(db: sqlite3.Connection) -> None:

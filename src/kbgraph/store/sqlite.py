@@ -135,8 +135,10 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             " SELECT id, ?, heading, text FROM chunks WHERE doc_id = ?",
             (doc.title, doc_id),
         )
-        db.execute("INSERT INTO doc_fts (rowid, title, body) VALUES (?, ?, ?)",
-                   (doc_id, doc.title, doc_fts_body(db, doc_id)))
+        text = doc_fts_text(db, doc_id)
+        if text is not None:  # a document with no section has nothing a hit could show
+            db.execute("INSERT INTO doc_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)",
+                       (doc_id, doc.title, *text))
         db.executemany(
             "INSERT INTO links (doc_id, target, alias, start, end, kind) VALUES (?, ?, ?, ?, ?, ?)",
             [(doc_id, ln.target, ln.alias, ln.start, ln.end, ln.kind) for ln in doc.links],
@@ -162,8 +164,11 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         db = self.db
         db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
         # A contentless index forgets a row only when given back exactly the text it was given.
-        db.execute("INSERT INTO doc_fts (doc_fts, rowid, title, body) SELECT 'delete', id, title, ? FROM documents"
-                   " WHERE id = ?", (doc_fts_body(db, doc_id), doc_id))
+        text = doc_fts_text(db, doc_id)
+        if text is not None:
+            db.execute("INSERT INTO doc_fts (doc_fts, rowid, title, headings, body) SELECT 'delete', id, title, ?, ?"
+                       " FROM documents WHERE id = ?", (*text, doc_id))
+        self._bump_vectors()  # its chunks' vectors go with them: the cached matrix and the similar stage must see it
         for table in ("mentions", "chunks", "document_tags", "links", "entity_claims", "page_relation_lines"):
             db.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
 
@@ -344,6 +349,15 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             (key,),
         )
         return [_entity_row(r) for r in rows]
+
+    def known_name_keys(self, keys: list[str]) -> set[str]:
+        """Those of keys that some entity's name, alias or first name has."""
+        out: set[str] = set()
+        for start in range(0, len(keys), 500):
+            part = keys[start:start + 500]
+            out.update(r[0] for r in self.db.execute(
+                f"SELECT DISTINCT key FROM entity_names WHERE key IN ({','.join('?' * len(part))})", part))
+        return out
 
     def keys_by_loose_key(self, loose_keys: list[str]) -> dict[str, set[str]]:
         """Loose key -> the name keys spelled that way, for those of loose_keys some entity has."""
@@ -897,7 +911,14 @@ def _undo_row(row: dict) -> dict:
     return {**{k: row.get(k) for k in _UNDO_KEYS}, "source_doc_path": row.get("source_doc")}
 
 
-def doc_fts_body(db, doc_id: int) -> str:
-    """The text doc_fts holds for a document: its chunks in order, as stored (so a delete matches)."""
-    return "\n".join(r[0] for r in db.execute("SELECT text FROM chunks WHERE doc_id = ? ORDER BY ordinal, id",
-                                                (doc_id,)))
+def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
+    """(headings, body) that doc_fts holds for a document, or None when it has no chunk (and no row):
+    its chunks' distinct heading paths and texts in order, as stored, so that a delete matches."""
+    headings: list[str] = []
+    texts: list[str] = []
+    for heading, text in db.execute("SELECT heading, text FROM chunks WHERE doc_id = ? ORDER BY ordinal, id",
+                                    (doc_id,)):
+        if heading and (not headings or headings[-1] != heading):
+            headings.append(heading)
+        texts.append(text)
+    return ("\n".join(headings), "\n".join(texts)) if texts else None

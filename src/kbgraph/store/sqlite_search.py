@@ -36,11 +36,11 @@ class SearchQueries:
 
         where, params = _doc_filter_sql(flt)
         if where == "1":
-            sql = ("SELECT rowid, bm25(doc_fts, 4.0, 1.0) AS rank FROM doc_fts"
+            sql = ("SELECT rowid, bm25(doc_fts, 4.0, 2.0, 1.0) AS rank FROM doc_fts"
                    " WHERE doc_fts MATCH ? ORDER BY rank LIMIT ?")
         else:
-            sql = ("SELECT f.rowid, bm25(doc_fts, 4.0, 1.0) AS rank FROM doc_fts f JOIN documents d ON d.id = f.rowid"
-                   f" WHERE doc_fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
+            sql = ("SELECT f.rowid, bm25(doc_fts, 4.0, 2.0, 1.0) AS rank FROM doc_fts f"
+                   f" JOIN documents d ON d.id = f.rowid WHERE doc_fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
         try:
             return [(doc_id, -rank) for doc_id, rank in self.db.execute(sql, [fts_query, *params, limit])]
         except sqlite3.OperationalError as exc:
@@ -210,10 +210,9 @@ class SearchQueries:
         return dict(self.db.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", chunk_ids))
 
     def doc_matches(self, fts_query: str, doc_id: int) -> bool:
-        """Whether any chunk of the document matches the FTS query."""
-        return self.db.execute(
-            "SELECT 1 FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? AND c.doc_id = ?"
-            " LIMIT 1", (fts_query, doc_id)).fetchone() is not None
+        """Whether the document (its title, headings or text) matches the FTS query."""
+        return self.db.execute("SELECT 1 FROM doc_fts WHERE doc_fts MATCH ? AND rowid = ?",
+                               (fts_query, doc_id)).fetchone() is not None
 
     def doc_passes(self, doc_id: int, flt: DocFilter) -> bool:
         from .sqlite import _doc_filter_sql
