@@ -152,6 +152,8 @@ def test_an_index_without_vectors_searches_text_only_and_says_so(vault, monkeypa
     with _opened(vault) as store:
         result = _search(vault, store, "token rotation")
         assert "vector" in result.signals and result.notes == ("1 chunks have no vector yet (run `kbg index`)",)
+        store.db.execute("DELETE FROM meta WHERE key = 'vectors_missing'")  # as an index from before the count
+        assert _search(vault, store, "token rotation").notes == ("1 chunks have no vector yet (run `kbg index`)",)
 
 
 def test_a_missing_model_leaves_text_search_working_and_names_the_fix(vault, monkeypatch, tmp_path):

@@ -64,8 +64,10 @@ class VectorQueries:
 
     def chunks_missing_vectors(self) -> int:
         """Chunks without a vector when the embed stage last ran (a count kept in meta: counting costs
-        a scan of every chunk, too much for each query); 0 when it never ran."""
-        return int(self.get_meta("vectors_missing") or 0)
+        a scan of every chunk, too much for each query); counted here only for an index upgraded from
+        a version that did not keep it, until its next `kbg index`."""
+        kept = self.get_meta("vectors_missing")
+        return int(kept) if kept is not None else self.count_chunks_without_vectors()
 
     def vector_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk ids, their document ids, unit vectors as one float32 matrix), cached per index
