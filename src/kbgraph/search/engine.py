@@ -60,7 +60,9 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     nearest = None
     if mode == "vector" or (mode == "hybrid" and not exact):
         prepared, why = prepare_vectors(store, config.search.embedder)
-        notes += [why] if why else [missing_note(prepared)] if missing_note(prepared) else []
+        note = why or missing_note(prepared)
+        if note:
+            notes.append(note)
         if prepared is not None:  # embedding the query and the matmul run while SQLite ranks keywords
             wanted = candidates_for(depth, filtered=flt != DocFilter())
             nearest = _worker().submit(nearest_documents, prepared, query, wanted, config.search.min_similarity)
@@ -80,12 +82,10 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
         reach = expand(store, seeds, hops, config.search.hop_decay, config.vocabulary)
         # Pinned, every document that mentions the entity may be a result; otherwise the graph only boosts.
         if pinned is None:
-            ranked_graph = graph_ranking(store, reach, flt, depth * 4)
+            ranked_graph = _corroborated(graph_ranking(store, reach, flt, depth * 4), rankings, depth)
         else:  # ranks the best tied documents, and says which text hits are tied at all
             text_hits = {r.doc_id for ranked in rankings.values() for r in ranked}
             ranked_graph = graph_ranking(store, reach, flt, depth * 4, text_hits, PINNED_DEPTH)
-        if pinned is None:
-            ranked_graph = _corroborated(ranked_graph, rankings, depth)
         rankings["graph"] = [hit.ranked for hit in ranked_graph]
         graph = {hit.ranked.doc_id: hit for hit in ranked_graph}
     if pinned is not None:  # only what mentions the entity (or, expanded, a related one)
@@ -206,7 +206,7 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], c
     unplaced = [doc_id for doc_id, r in picks.items() if r.chunk_id is None]  # keyword or graph ranked it whole
     if unplaced:
         placed = _best_chunks(store, parsed, unplaced)
-        picks.update({d: Ranked(d, placed.get(d) or store.first_chunk(d), picks[d].score) for d in unplaced})
+        picks.update({d: Ranked(d, placed.get(d), picks[d].score) for d in unplaced})  # None: no section
     chunk_ids = [r.chunk_id for r in picks.values() if r.chunk_id is not None]
     details = store.chunk_rows(chunk_ids, DocFilter())
     snippets = store.snippets(parsed.any_term(), chunk_ids) if parsed.positives else {}

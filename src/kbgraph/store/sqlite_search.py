@@ -165,10 +165,6 @@ class SearchQueries:
         marks = ",".join("?" * len(doc_ids))
         return dict(self.db.execute(f"SELECT id, path FROM documents WHERE id IN ({marks})", doc_ids))
 
-    def first_chunk(self, doc_id: int) -> int | None:
-        row = self.db.execute("SELECT id FROM chunks WHERE doc_id = ? ORDER BY ordinal LIMIT 1", (doc_id,)).fetchone()
-        return row[0] if row else None
-
     def active_neighbours(self, entity_ids: list[int], today: str, per_entity: int) -> list[tuple]:
         """(entity id, neighbour id, relation type, "out" | "in") over relations that have not expired,
         at most per_entity per entity and direction (a hub's thousands of edges say little each)."""
