@@ -39,7 +39,7 @@ os.environ.setdefault("KBG_EMBEDDER", "none")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from kbgraph.pipeline import index_vault  # noqa: E402
+from kbgraph.ingest.pipeline import index_vault  # noqa: E402
 from kbgraph.store import open_store  # noqa: E402
 
 KEPS = REPO.parent / "shared" / "data" / "keps"

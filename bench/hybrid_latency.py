@@ -40,7 +40,7 @@ GOAL_EXPANSION_MS = 5.0
 def build(root: Path, chunks_wanted: int, seed: int) -> dict:
     import numpy as np
 
-    from kbgraph.pipeline import index_vault
+    from kbgraph.ingest.pipeline import index_vault
     from kbgraph.store import open_store
 
     os.environ["KBG_EMBEDDER"] = "none"

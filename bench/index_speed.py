@@ -51,7 +51,7 @@ def worker(root: str, full: bool) -> None:
     """Index root once and print one JSON line: the report, stage times and this process's peak RSS."""
     import resource
 
-    from kbgraph.pipeline import Pipeline, index_vault
+    from kbgraph.ingest.pipeline import Pipeline, index_vault
 
     baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     stage_seconds: dict[str, float] = {}

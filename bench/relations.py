@@ -67,14 +67,14 @@ from index_speed import environment  # noqa: E402
 from search_latency import percentile, summary  # noqa: E402
 from synth import FIRST_NAMES, LAST_NAMES, PROJECT_WORDS, TEAM_NAMES, TOPIC_WORDS  # noqa: E402
 
-from kbgraph.entities import entity_key  # noqa: E402
-from kbgraph.lookup import find_entity  # noqa: E402
+from kbgraph.entities.assemble import entity_key  # noqa: E402
+from kbgraph.entities.lookup import find_entity  # noqa: E402
 from kbgraph.model import EntityRecord  # noqa: E402
-from kbgraph.relations import entity_relations, relations_of_type  # noqa: E402
+from kbgraph.relations.records import entity_relations, relations_of_type  # noqa: E402
 
 CLI_LIMIT = 100  # the default of `kbg entity relations --limit`
-from kbgraph.store.sqlite import SqliteStore  # noqa: E402
-from kbgraph.vocabulary import ANY, Vocabulary  # noqa: E402
+from kbgraph.store.sqlite.store import SqliteStore  # noqa: E402
+from kbgraph.relations.vocabulary import ANY, Vocabulary  # noqa: E402
 
 GOAL_P50_MS = 5.0
 QUERY_CALLS = 200

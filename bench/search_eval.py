@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from kbgraph.config import load_config  # noqa: E402
-from kbgraph.pipeline import index_vault  # noqa: E402
+from kbgraph.ingest.pipeline import index_vault  # noqa: E402
 from kbgraph.search import search  # noqa: E402
 from kbgraph.store import open_store  # noqa: E402
 
@@ -183,8 +183,8 @@ def part_a(args, tmp: Path) -> dict:
 
 def query_stats(store, queries) -> dict:
     """Counts per hop and per entity type, and how often a relevant doc mentions the query's entity."""
-    from kbgraph.documents import timeline
-    from kbgraph.lookup import find_entity
+    from kbgraph.documents.views import timeline
+    from kbgraph.entities.lookup import find_entity
 
     per_type, mentioned = collections.Counter(), collections.defaultdict(lambda: [0, 0])
     for q in queries:

@@ -31,7 +31,7 @@ def vault(tmp_path: Path) -> Path:
 @pytest.fixture
 def indexed(vault: Path):
     """(vault path, open store) after a full index of the sample vault."""
-    from kbgraph.pipeline import index_vault
+    from kbgraph.ingest.pipeline import index_vault
     from kbgraph.store import open_store
 
     report = index_vault(vault)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kbgraph.model import Problem
-from kbgraph.pipeline import Pipeline, index_vault
+from kbgraph.ingest.pipeline import Pipeline, index_vault
 from kbgraph.store import open_store
 
 from .conftest import run_kbg, tree_digest

@@ -18,7 +18,7 @@ from kbgraph.docgraph.names import NameIndex, Phrases, distinctive
 from kbgraph.docgraph.structure import series_key
 from kbgraph.docgraph.words import read_words
 from kbgraph.errors import InvalidInput, NotFound
-from kbgraph.pipeline import Pipeline, index_vault
+from kbgraph.ingest.pipeline import Pipeline, index_vault
 from kbgraph.store import open_store
 
 from .conftest import fast, kbg, run_kbg

@@ -4,8 +4,8 @@ it, and link markup between two mentions is not words."""
 from __future__ import annotations
 
 from kbgraph.extract.stage import extract_from_chunks
-from kbgraph.mentions import Form, MentionMatcher
-from kbgraph.vocabulary import Vocabulary
+from kbgraph.entities.mentions import Form, MentionMatcher
+from kbgraph.relations.vocabulary import Vocabulary
 
 VOCAB = Vocabulary()
 TYPES = {1: "project", 2: "project", 3: "project", 4: "person"}

@@ -8,7 +8,7 @@ import pytest
 from kbgraph.config import load_config
 from kbgraph.embed import FakeEmbedder, register_embedder
 from kbgraph.errors import Ambiguous, InvalidInput
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 from kbgraph.search import search
 from kbgraph.store import open_store
 from kbgraph.store.base import DocFilter

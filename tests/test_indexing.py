@@ -7,7 +7,7 @@ import shutil
 import time
 from pathlib import Path
 
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 from kbgraph.store import open_store
 from kbgraph.store.base import DocFilter
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 from kbgraph.store import open_store
 
 from .test_indexing import _snapshot
@@ -81,7 +81,7 @@ def test_keyboard_interrupt_mid_run_then_rerun_completes(tmp_path):
             raise KeyboardInterrupt
         return parsed
 
-    from kbgraph.pipeline import IndexRun, Pipeline
+    from kbgraph.ingest.pipeline import IndexRun, Pipeline
 
     pipeline = Pipeline.default()
     original_plan = dict(pipeline.stages)["plan"]
@@ -108,7 +108,7 @@ def test_kill_9_mid_run_then_rerun_completes(tmp_path):
     root = tmp_path / "vault"
     _write_vault(root, 1500)
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from kbgraph.pipeline import index_vault; index_vault(sys.argv[1])",
+        [sys.executable, "-c", "import sys; from kbgraph.ingest.pipeline import index_vault; index_vault(sys.argv[1])",
          str(root)],
     )
     # Kill once some documents are committed (whenever that is on this machine), or give up waiting.
@@ -128,7 +128,7 @@ def test_kill_9_mid_run_then_rerun_completes(tmp_path):
 
 def test_a_second_index_run_on_the_same_vault_is_refused(tmp_path):
     from kbgraph.errors import IndexLocked
-    from kbgraph.pipeline import _index_lock
+    from kbgraph.ingest.pipeline import _index_lock
 
     root = tmp_path / "vault"
     _write_vault(root, 1)

@@ -10,7 +10,7 @@ import pytest
 
 from kbgraph.config import config_from_dict
 from kbgraph.errors import ConfigError
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 
 from .conftest import run_kbg
 

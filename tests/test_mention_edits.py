@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 
 from .conftest import kbg, tree_digest
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from kbgraph.store import migrations
-from kbgraph.store.sqlite import SqliteStore
+from kbgraph.store.sqlite import migrations
+from kbgraph.store.sqlite.store import SqliteStore
 
 
 def test_upgrading_an_index_keeps_its_page_relation_lines(tmp_path, monkeypatch):

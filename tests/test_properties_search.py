@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from kbgraph.config import Config
 from kbgraph.errors import InvalidInput
-from kbgraph.parse import parse_document
+from kbgraph.ingest.parse import parse_document
 from kbgraph.search import MAX_TERMS, parse_query, search
 from kbgraph.store.base import DocFilter
-from kbgraph.store.sqlite import SqliteStore
-from kbgraph.vault import RawFile
+from kbgraph.store.sqlite.store import SqliteStore
+from kbgraph.ingest.vault import RawFile
 
 from .conftest import fast
 

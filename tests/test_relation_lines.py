@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from kbgraph.relation_lines import format_line, parse_relation_lines, remove_lines, upsert_line
-from kbgraph.vault import split_frontmatter
+from kbgraph.pages.relation_lines import format_line, parse_relation_lines, remove_lines, upsert_line
+from kbgraph.ingest.vault import split_frontmatter
 
 PAGE = """---
 type: person
@@ -136,7 +136,7 @@ def test_lines_under_subheadings_of_relations_count_and_the_heading_stays():
 
 
 def test_mixed_line_endings_are_left_alone_by_page_edits(tmp_path):
-    from kbgraph.page_files import edit_page
+    from kbgraph.pages.files import edit_page
 
     page = tmp_path / "p.md"
     page.write_bytes(b"---\r\na: 1\r\n---\n# X\n\nprose\r\n")
@@ -146,7 +146,7 @@ def test_mixed_line_endings_are_left_alone_by_page_edits(tmp_path):
 
 
 def test_crlf_pages_stay_crlf(tmp_path):
-    from kbgraph.page_files import edit_page
+    from kbgraph.pages.files import edit_page
 
     page = tmp_path / "p.md"
     page.write_bytes(b"# X\r\n\r\nprose\r\n")

@@ -11,7 +11,7 @@ import time
 import pytest
 import yaml
 
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 
 from .conftest import kbg, run_kbg, tree_digest
 
@@ -273,7 +273,7 @@ def test_import_rejects_bad_files_without_writing(rvault, tmp_path):
 
 def test_concurrent_relate_from_two_processes_keeps_both(rvault):
     script = (
-        "import sys; from kbgraph.workspace import Workspace; from kbgraph.relation_edits import relate\n"
+        "import sys; from kbgraph.workspace import Workspace; from kbgraph.relations.edits import relate\n"
         "ws = Workspace.open(sys.argv[1])\n"
         "for target in sys.argv[2:]:\n"
         "    relate(ws, 'Ben Okafor', 'mentors', target)\n"

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 
 from .conftest import kbg, tree_digest
 

@@ -11,7 +11,7 @@ from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from kbgraph.errors import InvalidInput  # noqa: E402
-from kbgraph.names import fold  # noqa: E402
+from kbgraph.entities.names import fold  # noqa: E402
 from kbgraph.resolve import (  # noqa: E402
     OUTCOMES,
     EntityProfile,

@@ -8,13 +8,14 @@ from contextlib import closing
 from pathlib import Path
 
 from kbgraph.config import load_config
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 from kbgraph.search import search
 from kbgraph.search.graph import expand, graph_ranking, recognise
 from kbgraph.search.query import parse_query
-from kbgraph.store import migrations, open_store
+from kbgraph.store import open_store
+from kbgraph.store.sqlite import migrations
 from kbgraph.store.base import DocFilter
-from kbgraph.store.sqlite import SqliteStore
+from kbgraph.store.sqlite.store import SqliteStore
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbgraph.pipeline import index_vault
+from kbgraph.ingest.pipeline import index_vault
 
 from .conftest import kbg, run_kbg
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
-from .vocabulary import Vocabulary
+from .relations.vocabulary import Vocabulary
 
 CONFIG_NAME = "kbgraph.toml"
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .entities import entity_key
+from .entities.assemble import entity_key
 from .errors import InvalidInput
 from .model import Merge, as_dict
-from .relations import now_iso, parse_valid_until
+from .relations.records import now_iso, parse_valid_until
 
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
@@ -113,7 +113,7 @@ def import_data(ws, data: dict) -> dict:
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
     _check_merges([m for m, _ in merges], store.merges())
-    from .pipeline import index_vault, refresh_index
+    from .ingest.pipeline import index_vault, refresh_index
 
     # The notes define most entities: index first, so relation ends resolve to them instead
     # of being created as asserted entities.
@@ -207,7 +207,7 @@ def _valid_decision(index: int, item: object) -> dict:
 
 
 def _rebuild_entities(ws) -> None:
-    from .pipeline import refresh_index
+    from .ingest.pipeline import refresh_index
 
     with ws.store.transaction():
         ws.store.set_meta("entities_dirty", "1")
@@ -234,7 +234,7 @@ def _valid_entity(index: int, item: object, entity_types) -> dict:
 
 def _end_id(store, ids: dict[str, int], end: dict) -> int:
     """A relation end's id in this vault: by its key, else by the name as an alias or merged name."""
-    from .lookup import find_entity
+    from .entities.lookup import find_entity
 
     entity_id = ids.get(entity_key(end["type"], end["name"]))
     return entity_id if entity_id is not None else find_entity(store, end["name"], end["type"]).id
@@ -242,7 +242,7 @@ def _end_id(store, ids: dict[str, int], end: dict) -> int:
 
 def _known(store, end: dict) -> bool:
     from .errors import NotFound
-    from .lookup import find_entity
+    from .entities.lookup import find_entity
 
     try:
         find_entity(store, end["name"], end["type"])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .config import CONFIG_NAME, DEFAULT_TEMPLATE, Config, load_config
 from .errors import InvalidInput
-from .vault import INDEX_DIR, find_vault
+from .ingest.vault import INDEX_DIR, find_vault
 
 
 @dataclass

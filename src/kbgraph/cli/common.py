@@ -53,7 +53,7 @@ def open_workspace(vault: str | None, create: bool = False):
 
 
 def doc_filter(types, path, date_from, date_to, tags):
-    from ..documents import parse_date_option
+    from ..documents.views import parse_date_option
     from ..store.base import DocFilter
 
     return DocFilter(

@@ -125,7 +125,7 @@ def _where(row: dict):
 def view(target: str, vault: str | None, as_json: bool) -> None:
     """Show a document with its metadata. TARGET is a path, path:LINE (the section holding
     that line) or a document id (12 or #12)."""
-    from ..documents import view_document
+    from ..documents.views import view_document
 
     with open_workspace(vault) as ws:
         result = view_document(ws.root, ws.store, target)
@@ -166,7 +166,7 @@ def _print_view(result: dict) -> None:
 @list_options
 def list_docs(types, date_from, date_to, path, tags, limit, vault, as_json, fmt, fields) -> None:
     """List indexed documents, newest first, filtered by kind, date, folder or tag."""
-    from ..documents import list_documents
+    from ..documents.views import list_documents
     from .output import emit_rows, resolve_format
 
     fmt = resolve_format(fmt, as_json)

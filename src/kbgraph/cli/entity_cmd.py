@@ -50,8 +50,8 @@ def entity_list(entity_type, limit, vault, as_json, fmt, fields):
 
 
 def _find(name: str, entity_type: str | None, vault: str | None, as_json: bool) -> None:
-    from ..documents import profile
-    from ..lookup import find_entity
+    from ..documents.views import profile
+    from ..entities.lookup import find_entity
 
     with open_workspace(vault) as ws:
         entity = find_entity(ws.store, name, entity_type)
@@ -104,8 +104,8 @@ def _print_profile(data: dict) -> None:
 
 
 def _timeline(name: str, entity_type: str | None, vault, as_json: bool, fmt, fields) -> None:
-    from ..documents import timeline
-    from ..lookup import find_entity
+    from ..documents.views import timeline
+    from ..entities.lookup import find_entity
     from ..model import as_dict
     from .output import emit_rows, resolve_format
 

@@ -42,7 +42,7 @@ def index(ctx: click.Context, full: bool, vault: str | None, as_json: bool, quie
     if ctx.invoked_subcommand is not None:
         return
     from ..model import as_dict
-    from ..pipeline import index_vault
+    from ..ingest.pipeline import index_vault
 
     with open_workspace(vault, create=True) as ws:
         show_progress = not quiet and sys.stderr.isatty()

@@ -34,7 +34,7 @@ _ROW_COLUMNS = [("type", "Type"), ("other", "Entity"), ("reason", "Reason"), ("s
 @json_option
 def relate(source, type_name, target, reason, source_doc, valid_until, create, vault, as_json) -> None:
     """Relate SOURCE to --target (stored once; mirrored into the source entity's page under ## Relations)."""
-    from ..relation_edits import relate as do_relate
+    from ..relations.edits import relate as do_relate
 
     with open_workspace(vault) as ws:
         result = do_relate(ws, source, type_name, target, reason, source_doc, valid_until, create)
@@ -55,7 +55,7 @@ def relate(source, type_name, target, reason, source_doc, valid_until, create, v
 @json_option
 def unrelate(source, type_name, target, vault, as_json) -> None:
     """Remove the relation SOURCE --type--> --target (and its line from the page that holds it)."""
-    from ..relation_edits import unrelate as do_unrelate
+    from ..relations.edits import unrelate as do_unrelate
 
     with open_workspace(vault) as ws:
         result = do_unrelate(ws, source, type_name, target)
@@ -78,8 +78,8 @@ def unrelate(source, type_name, target, vault, as_json) -> None:
 @list_options
 def relations(name, type_name, include_expired, limit, vault, as_json, fmt, fields) -> None:
     """The relations and inverse relations of the entity NAME; without NAME, every relation of --type."""
-    from ..lookup import find_entity
-    from ..relations import entity_relations, relations_of_type
+    from ..entities.lookup import find_entity
+    from ..relations.records import entity_relations, relations_of_type
     from .output import emit_rows, resolve_format
 
     fmt = resolve_format(fmt, as_json)
@@ -120,7 +120,7 @@ def relations(name, type_name, include_expired, limit, vault, as_json, fmt, fiel
 @json_option
 def stale(days, entity_type, include_relations, vault, as_json) -> None:
     """Entities neither updated nor mentioned in --days days (and, optionally, doubtful relations)."""
-    from ..staleness import stale_report
+    from ..relations.staleness import stale_report
 
     with open_workspace(vault) as ws:
         report = stale_report(ws.store, days, entity_type, include_relations)
@@ -147,7 +147,7 @@ def stale(days, entity_type, include_relations, vault, as_json) -> None:
 def merge(merged, into, vault, as_json) -> None:
     """Merge the entity MERGED into INTO: its names become INTO's aliases and its mentions and
     relations move to INTO (recorded, so it survives a full re-index and export/import)."""
-    from ..merging import merge_entities
+    from ..entities.merging import merge_entities
 
     with open_workspace(vault) as ws:
         result = merge_entities(ws, merged, into)

@@ -28,8 +28,8 @@ def register(group: click.Group) -> None:
 @json_option
 def suggest_relations(from_doc, min_confidence, auto_accept, vault, as_json) -> None:
     """Relations found in the notes and waiting for review; accept them all, some, or none."""
-    from ..suggestions import accept as do_accept
-    from ..suggestions import list_suggestions
+    from ..relations.suggestions import accept as do_accept
+    from ..relations.suggestions import list_suggestions
 
     with open_workspace(vault) as ws:
         pending = list_suggestions(ws.store, "pending", from_doc, min_confidence)
@@ -93,7 +93,7 @@ def extract(paths, vault, as_json) -> None:
     """Run extraction again now on these documents (default: all): the pattern rules and, when
     kbgraph.toml configures one, the LLM extractor. Lists what is waiting for review from them."""
     from ..model import as_dict
-    from ..suggestions import extract_now
+    from ..relations.suggestions import extract_now
     from .index_cmd import _ProgressBar
 
     with open_workspace(vault) as ws:
@@ -122,7 +122,7 @@ def extract(paths, vault, as_json) -> None:
 @list_options
 def suggestions(status, vault, as_json, fmt, fields) -> None:
     """Suggested relations by status, with the sentence that states each."""
-    from ..suggestions import list_suggestions
+    from ..relations.suggestions import list_suggestions
     from .output import emit_rows, resolve_format
 
     fmt = resolve_format(fmt, as_json)
@@ -138,7 +138,7 @@ def suggestions(status, vault, as_json, fmt, fields) -> None:
 @json_option
 def accept(suggestion_id, vault, as_json) -> None:
     """Accept a suggestion: it becomes a relation (mirrored to the source's page, its evidence kept)."""
-    from ..suggestions import accept as do_accept
+    from ..relations.suggestions import accept as do_accept
 
     with open_workspace(vault) as ws:
         result = do_accept(ws, suggestion_id)
@@ -160,7 +160,7 @@ def accept(suggestion_id, vault, as_json) -> None:
 @json_option
 def reject(suggestion_id, vault, as_json) -> None:
     """Reject a suggestion: it is remembered and not suggested again."""
-    from ..suggestions import reject as do_reject
+    from ..relations.suggestions import reject as do_reject
 
     with open_workspace(vault) as ws:
         result = do_reject(ws, suggestion_id)

@@ -21,8 +21,8 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from ..common_words import COMMON_WORDS
-from ..names import name_key
+from ..entities.common_words import COMMON_WORDS
+from ..entities.names import name_key
 from .words import Words, fmix, read_words
 
 MAX_WORDS = 12

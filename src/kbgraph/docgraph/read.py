@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..documents import resolve_target
+from ..documents.views import resolve_target
 from ..errors import InvalidInput
 from .edges import PARENT_SCORE, RELATION_TYPES, SIBLING_SCORE, STORED_TYPES
 from .structure import folder_of, index_candidates

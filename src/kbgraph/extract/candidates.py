@@ -86,8 +86,8 @@ def collect(store, entity_type: str | None = None, min_count: int = 2, limit: in
     Each: surface, type, rule, count (occurrences), documents (how many), example (a document path).
     Fenced code is read only by the `code` rule's backticks, never for names.
     """
-    from ..markdown import parse_sections
-    from ..names import name_key
+    from ..ingest.markdown import parse_sections
+    from ..entities.names import name_key
 
     known = {name_key(name) for _, name in store.all_entity_names()}
     seen: dict[tuple[str, str], dict] = {}

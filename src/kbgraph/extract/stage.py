@@ -61,7 +61,7 @@ def extract_from_chunks(chunks, mentions, types: dict[int, str], vocab, page_ent
 
 def _new_ends(text: str, chunk_start: int, in_chunk, known_names: frozenset[str], types: dict) -> list:
     """Spans of clear-kind names no entity has yet, keyed "type:name" (types gets their type)."""
-    from ..names import name_key
+    from ..entities.names import name_key
     from .candidates import clear_kind_candidates
 
     taken = [(a - chunk_start, b - chunk_start) for _, a, b in in_chunk]

@@ -31,7 +31,7 @@ def record_reference_decisions(store, decisions: list[ReferenceDecision], now: s
     for a name that says little ("Sam" linked by its company in the note), a link in the documents
     that use it, never an alias everywhere. Returns how many links or merges were added. Questions
     nothing raises any more are withdrawn."""
-    from ..names import name_key
+    from ..entities.names import name_key
 
     decided = store.decided_pairs()
     logged_new = store.logged_new_keys()
@@ -84,8 +84,8 @@ def confirm(ws, decision_id: int) -> dict:
     """The name is that entity. A name that says enough ("Arjoon Mehta") becomes the entity's alias
     everywhere: a recorded merge (undo: `kbg entity unmerge`). A name that says little ("Sam", "AJ")
     is linked only in the documents that use it now: a "Sam" in another note is asked about again."""
-    from ..merging import merge_entities
-    from ..relations import now_iso
+    from ..entities.merging import merge_entities
+    from ..relations.records import now_iso
 
     question = _open(ws.store, decision_id)
     if _low_information(question):
@@ -114,9 +114,9 @@ def _low_information(question: dict) -> bool:
 
 
 def _link_in_documents(ws, decision_id: int, question: dict) -> dict:
-    from ..names import name_key
-    from ..pipeline import refresh_index
-    from ..relations import now_iso
+    from ..entities.names import name_key
+    from ..ingest.pipeline import refresh_index
+    from ..relations.records import now_iso
 
     store, now = ws.store, now_iso()
     docs = store.docs_claiming(question["surface_type"], question["surface"])
@@ -133,13 +133,13 @@ def _link_in_documents(ws, decision_id: int, question: dict) -> dict:
 
 def reject(ws, decision_id: int) -> dict:
     """The name is not that entity: never asked again for this pair."""
-    from ..relations import now_iso
+    from ..relations.records import now_iso
 
     question = _open(ws.store, decision_id)
     with ws.store.transaction():
         ws.store.decide(decision_id, "rejected", "user", now_iso())
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
-    from ..pipeline import refresh_index
+    from ..ingest.pipeline import refresh_index
 
     refresh_index(ws)
     return {"id": decision_id, "outcome": "rejected", "surface": question["surface"],
@@ -157,7 +157,7 @@ def _open(store, decision_id: int) -> dict:
 
 def calibrate(store, config, dry_run: bool = False) -> dict:
     """Refit the weights from confirmed and rejected decisions; report both models on those answers."""
-    from ..relations import now_iso
+    from ..relations.records import now_iso
     from .features import Features
     from .scoring import Example, calibration_report, fit
 

@@ -43,7 +43,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from ..common_words import COMMON_WORDS
+from ..entities.common_words import COMMON_WORDS
 from ._optional import require
 from .keys import ParsedName, email_local, normalize_email, parse_name, phonetic_codes, user_name_shapes
 from .nicknames import canonical_given_name

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..errors import InvalidInput
-from ..names import fold
+from ..entities.names import fold
 from ._optional import require
 from .nicknames import canonical_given_name
 

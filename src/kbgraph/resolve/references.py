@@ -122,7 +122,7 @@ def _worth_logging(decision, records, thresholds: Thresholds) -> tuple:
 
 def _anchored(records: list[EntityRecord], claims: list[EntityClaim]) -> set[str]:
     """Entities a page or a user stands behind (an asserted claim carries the entity's own name)."""
-    from ..entities import entity_key
+    from ..entities.assemble import entity_key
 
     asserted = {entity_key(c.type, c.name) for c in claims if c.role == "asserted"}
     return {r.key for r in records if r.page_doc_id is not None or r.key in asserted}
@@ -130,8 +130,8 @@ def _anchored(records: list[EntityRecord], claims: list[EntityClaim]) -> set[str
 
 def _owner(records, claims, index_of: dict[str, int], resolved: dict) -> dict[EntityClaim, int]:
     """Each claim -> the index of the record it names (pages by their key, references as assembled)."""
-    from ..entities import entity_key
-    from ..names import name_key
+    from ..entities.assemble import entity_key
+    from ..entities.names import name_key
 
     by_name: dict[tuple[str, str], int] = {}
     for i, record in enumerate(records):

@@ -139,7 +139,7 @@ def _corroborated(ranked_graph: list[GraphHit], rankings: dict, depth: int) -> l
 def _pinned(store, entity: str | None):
     if entity is None:
         return None
-    from ..lookup import find_entity
+    from ..entities.lookup import find_entity
 
     return find_entity(store, entity)  # Ambiguous: the candidates are the answer, never a blend
 

@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from ..common_words import COMMON_WORDS
-from ..names import loose_key, name_key
+from ..entities.common_words import COMMON_WORDS
+from ..entities.names import loose_key, name_key
 from ..store.base import DocFilter
 from .keyword import Ranked
 
@@ -104,7 +104,7 @@ def recognise(store, query: str) -> Recognition:
 def _matches(store, keys: set[str]) -> list:
     """The entities the name keys name; names in both spellings ("kep-950", "kep 950") are one set.
     Within each key, an explicit name or alias wins over a derived first name (entities_named)."""
-    from ..lookup import entities_named
+    from ..entities.lookup import entities_named
 
     found = {e.id: e for key in sorted(keys) for e in entities_named(store, key)}
     return list(found.values())

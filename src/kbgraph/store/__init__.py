@@ -7,6 +7,6 @@ __all__ = ["DocFilter", "DocState", "Store", "open_store"]
 
 def open_store(vault_root, create: bool = True) -> Store:
     """The vault's default store: SQLite in <vault>/.kbgraph/index.db."""
-    from .sqlite import SqliteStore
+    from .sqlite.store import SqliteStore
 
     return SqliteStore.open_vault(vault_root, create=create)

@@ -22,14 +22,14 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import unquote
 
-from .config import Config, load_config
-from .entities import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms
-from .errors import IndexLocked
-from .mentions import MentionMatcher, find_document_mentions
-from .model import IndexReport, Link, Mention, ParsedDocument, Problem
-from .names import name_key, page_link_keys
+from ..config import Config, load_config
+from ..entities.assemble import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms
+from ..errors import IndexLocked
+from ..entities.mentions import MentionMatcher, find_document_mentions
+from ..model import IndexReport, Link, Mention, ParsedDocument, Problem
+from ..entities.names import name_key, page_link_keys
 from .parse import parse_document
-from .store.base import DocState
+from ..store.base import DocState
 from .vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
 
 ProgressFn = Callable[[str, int, int], None]
@@ -240,8 +240,8 @@ def _reference_links(store) -> dict[tuple[str, str, str], str]:
 
 def _resolve_references(run: IndexRun, records, claims, resolved, now: str) -> int:
     """Put the names no page spells exactly to the resolver; returns how many it linked (as merges)."""
-    from .resolve.decisions import current_weights, record_reference_decisions, thresholds
-    from .resolve.references import resolve_references
+    from ..resolve.decisions import current_weights, record_reference_decisions, thresholds
+    from ..resolve.references import resolve_references
 
     store = run.store
     decisions = resolve_references(records, claims, store.decided_pairs(), current_weights(store),
@@ -251,7 +251,7 @@ def _resolve_references(run: IndexRun, records, claims, resolved, now: str) -> i
 
 def relations_stage(run: IndexRun) -> None:
     """Turn the entity pages' `## Relations` lines into relations; report lines that do not resolve."""
-    from .relations import sync_page_relations
+    from ..relations.records import sync_page_relations
 
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with run.store.transaction():
@@ -304,7 +304,7 @@ _SCAN_CONTEXT = None
 def scan_document(doc: dict) -> tuple[int, list, int, tuple[str, list[dict]]]:
     """(doc id, mentions with their chunk ids, ambiguous forms left unlinked, (path, suggested relations))
     for one stored document."""
-    from .extract.stage import extract_from_chunks
+    from ..extract.stage import extract_from_chunks
 
     matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked = _SCAN_CONTEXT
     links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
@@ -456,13 +456,13 @@ def _is_line_problem(path: str) -> bool:
 
 def _extract_stage(run: IndexRun) -> None:
     if run.extracted and run.config.llm is not None:
-        from .extract.stage import extract_stage
+        from ..extract.stage import extract_stage
 
         extract_stage(run)
 
 
 def _relate_stage(run: IndexRun) -> None:
-    from .docgraph.stage import relate_stage
+    from ..docgraph.stage import relate_stage
 
     relate_stage(run)
 
@@ -471,19 +471,19 @@ def _cooccurrence_stage(run: IndexRun) -> None:
     # Only meetings count: recompute when one was re-read or anything was removed.
     meetings_changed = run.full or run.deleted or run.store.count_meetings(list(run.extracted))
     if meetings_changed:
-        from .extract.stage import cooccurrence_stage
+        from ..extract.stage import cooccurrence_stage
 
         cooccurrence_stage(run)
 
 
 def _embed_stage(run: IndexRun) -> None:
-    from .embed.stage import embed_stage
+    from ..embed.stage import embed_stage
 
     embed_stage(run)
 
 
 def _similar_stage(run: IndexRun) -> None:
-    from .docgraph.similar_stage import similar_stage
+    from ..docgraph.similar_stage import similar_stage
 
     similar_stage(run)
 
@@ -520,7 +520,7 @@ class Pipeline:
         try:
             return self.names().index(name)
         except ValueError:
-            from .errors import InvalidInput
+            from ..errors import InvalidInput
 
             raise InvalidInput(f"no stage named {name!r}; stages are {', '.join(self.names())}") from None
 
@@ -555,7 +555,7 @@ def index_vault(
     lock_wait: float = 0.0,
 ) -> IndexReport:
     """Index the vault at root (incrementally unless full) and report what happened."""
-    from .store import open_store
+    from ..store import open_store
 
     root = Path(root)
     config = load_config(root)
@@ -594,7 +594,7 @@ def refresh_index(ws) -> IndexReport:
 
 def _index_lock(root: Path, wait: float = 0.0):
     """An exclusive lock on <vault>/.kbgraph/index.lock for the length of a run."""
-    from .locks import exclusive
+    from ..locks import exclusive
 
     busy = IndexLocked("another `kbg index` is running on this vault; wait for it to finish")
     return exclusive(Path(root) / ".kbgraph" / "index.lock", wait, busy)

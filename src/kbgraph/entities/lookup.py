@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 
-from .errors import Ambiguous, InvalidInput, NotFound
-from .model import Entity, as_dict
+from ..errors import Ambiguous, InvalidInput, NotFound
+from ..model import Entity, as_dict
 from .names import name_key
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import InvalidInput, NotFound
+from ..errors import InvalidInput, NotFound
 from .lookup import find_entity
-from .page_files import edit_page, write_lock
-from .pipeline import index_vault, refresh_index
-from .relations import now_iso
+from ..pages.files import edit_page, write_lock
+from ..ingest.pipeline import index_vault, refresh_index
+from ..relations.records import now_iso
 
 
 def unlink(ws, entity_name: str, doc_path: str) -> dict:
@@ -80,6 +80,6 @@ def _entity_and_doc(ws, entity_name: str, doc_path: str):
 
 
 def _key(entity) -> str:
-    from .entities import entity_key
+    from .assemble import entity_key
 
     return entity_key(entity.type, entity.name)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .errors import InvalidInput, NotFound
-from .model import Entity, as_dict
-from .store.base import DocFilter
+from ..errors import InvalidInput, NotFound
+from ..model import Entity, as_dict
+from ..store.base import DocFilter
 
 _TARGET_LINE = re.compile(r"^(.*):(\d+)$")
 
@@ -80,8 +80,8 @@ def timeline(store, entity: Entity, limit: int | None = None) -> list[dict]:
 
 def profile(store, entity: Entity, vocabulary=None, recent: int = 10) -> dict:
     """What kbgraph knows of an entity: its record, relations, and where it is mentioned."""
-    from .relations import relation_summary
-    from .vocabulary import Vocabulary
+    from ..relations.records import relation_summary
+    from ..relations.vocabulary import Vocabulary
 
     docs = store.entity_documents(entity.id)
     dated = [d for d in docs if d["date"]]

@@ -11,15 +11,15 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from .errors import InvalidInput, StoreError
-from .vault import FrontmatterError, split_frontmatter
+from ..errors import InvalidInput, StoreError
+from ..ingest.vault import FrontmatterError, split_frontmatter
 
 LOCK_WAIT_SECONDS = 30.0
 
 
 def write_lock(root: Path, wait: float = LOCK_WAIT_SECONDS):
     """A vault-wide lock for read-modify-write of pages together with the matching database change."""
-    from .locks import exclusive
+    from ..locks import exclusive
 
     busy = StoreError("another kbgraph process is writing to this vault; try again")
     return exclusive(Path(root) / ".kbgraph" / "write.lock", wait, busy)

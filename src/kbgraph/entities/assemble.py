@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .mentions import Form, derived_first_name
-from .model import EntityClaim, EntityRecord, Merge
+from ..model import EntityClaim, EntityRecord, Merge
 from .names import name_key, page_link_keys
 
 TIER_THRESHOLDS = ((15, 3), (5, 2))  # mention count -> tier; below both, tier 1

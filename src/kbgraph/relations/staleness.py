@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .errors import InvalidInput
-from .relations import is_active, today_iso
+from ..errors import InvalidInput
+from .records import is_active, today_iso
 
 QUIET_RELATION_DAYS = 60
 

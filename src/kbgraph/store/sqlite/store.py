@@ -9,14 +9,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import StoreError
-from ..model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
-from .base import DocFilter, DocState
+from ...errors import StoreError
+from ...model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
+from ..base import DocFilter, DocState
 from .migrations import apply_migrations
-from .sqlite_docgraph import DocGraphQueries
-from .sqlite_resolution import ResolutionQueries
-from .sqlite_search import SearchQueries
-from .sqlite_vectors import VectorQueries
+from .docgraph import DocGraphQueries
+from .resolution import ResolutionQueries
+from .search import SearchQueries
+from .vectors import VectorQueries
 
 INDEX_DIR = ".kbgraph"
 DB_NAME = "index.db"
@@ -38,7 +38,7 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         index_dir = Path(vault_root) / INDEX_DIR
         db_path = index_dir / DB_NAME
         if not create and not db_path.exists():
-            from ..errors import NotFound
+            from ...errors import NotFound
 
             raise NotFound(f"{vault_root} has not been indexed yet; run `kbg index` first")
         try:
@@ -272,7 +272,7 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             [(doc_id, ids[rec.key]) for rec in records for doc_id in rec.page_docs],
         )
         db.execute("DELETE FROM entity_names")
-        from ..names import loose_key, name_key
+        from ...entities.names import loose_key, name_key
 
         db.executemany(
             "INSERT OR IGNORE INTO entity_names (entity_id, key, name, kind, loose) VALUES (?, ?, ?, ?, ?)",

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .entities import entity_key
-from .errors import InvalidInput
+from .assemble import entity_key
+from ..errors import InvalidInput
 from .lookup import find_entity
-from .model import Merge
-from .page_files import write_lock
-from .relations import now_iso
+from ..model import Merge
+from ..pages.files import write_lock
+from ..relations.records import now_iso
 
 
 def merge_entities(ws, merged_name: str, into_name: str) -> dict:
@@ -41,7 +41,7 @@ def merge_entities(ws, merged_name: str, into_name: str) -> dict:
             )
             store.set_meta("entities_dirty", "1")
         edited = _remove_self_lines(ws, outcome["self_loops_dropped"], {merged.id: merged, into.id: into})
-        from .pipeline import index_vault
+        from ..ingest.pipeline import index_vault
 
         index_vault(Path(ws.root), store=ws.store, only=set(edited), lock_wait=30)
     result = find_entity(store, into.name, into.type)
@@ -59,7 +59,7 @@ def unmerge_entity(ws, merged_name: str) -> dict:
     mentions and the relations that came from it. Its page's relation lines are re-read on the
     re-index; relations that live only in the index move back as the merge recorded them.
     The pair is remembered as "not the same", so entity resolution never merges them again."""
-    from .pipeline import refresh_index
+    from ..ingest.pipeline import refresh_index
 
     store = ws.store
     record = _merge_record(store, merged_name)
@@ -85,9 +85,9 @@ def unmerge_entity(ws, merged_name: str) -> dict:
 
 def _surface_key(name: str) -> str:
     """The key entity resolution remembers answers under (see kbgraph.resolve.keys.surface_key)."""
-    from .errors import InvalidInput as Invalid
+    from ..errors import InvalidInput as Invalid
     from .names import name_key
-    from .resolve.keys import surface_key
+    from ..resolve.keys import surface_key
 
     try:
         return surface_key(name)
@@ -146,7 +146,7 @@ def _give_relations_back(store, undo: dict, into_id: int | None, from_id: int | 
 
 
 def _restate_on_pages(ws, dropped: list[dict], into_id: int | None, from_id: int | None) -> int:
-    from .relation_edits import relate_entities
+    from ..relations.edits import relate_entities
 
     restated = 0
     for item in dropped:
@@ -162,9 +162,9 @@ def _restate_on_pages(ws, dropped: list[dict], into_id: int | None, from_id: int
 
 def _remove_self_lines(ws, dropped: list[dict], entities: dict) -> set[str]:
     """Take out of their pages the ## Relations lines that would now relate the entity to itself."""
-    from .page_files import edit_page
-    from .relation_lines import remove_lines
-    from .relations import line_matcher
+    from ..pages.files import edit_page
+    from ..pages.relation_lines import remove_lines
+    from ..relations.records import line_matcher
 
     vocab, edited = ws.config.vocabulary, set()
     for row in dropped:

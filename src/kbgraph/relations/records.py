@@ -10,10 +10,10 @@ Relations of entities without a page live in the database (origin 'user').
 from __future__ import annotations
 
 import datetime as dt
-from .errors import InvalidInput, NotFound
-from .lookup import find_entity
-from .model import Entity, Problem
-from .names import name_key, page_link_keys
+from ..errors import InvalidInput, NotFound
+from ..entities.lookup import find_entity
+from ..model import Entity, Problem
+from ..entities.names import name_key, page_link_keys
 from .vocabulary import RelationType, Vocabulary
 
 
@@ -192,7 +192,7 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
 
 
 def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: dict, stems: dict[str, set[int]]):
-    from .errors import Ambiguous
+    from ..errors import Ambiguous
 
     page_entity = store.get_entity(page[0])
     hint = vocab.target_type_hint(line["type"], page_entity.type)

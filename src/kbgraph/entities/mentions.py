@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .common_words import COMMON_WORDS
-from .model import Link, Mention
+from ..model import Link, Mention
 from .names import fold
 
 MAX_WORD_CHARS = 100
@@ -253,7 +253,7 @@ def find_document_mentions(
 def _fenced_code(text: str) -> list[tuple[int, int]]:
     if "```" not in text and "~~~" not in text:
         return []
-    from .markdown import parse_sections
+    from ..ingest.markdown import parse_sections
 
     return parse_sections(text)[1]
 

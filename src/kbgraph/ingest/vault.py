@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import CONFIG_NAME, Config
-from .errors import VaultNotFound
-from .model import Problem
+from ..config import CONFIG_NAME, Config
+from ..errors import VaultNotFound
+from ..model import Problem
 
 INDEX_DIR = ".kbgraph"
 ALWAYS_IGNORED_DIRS = {INDEX_DIR, ".git", ".hg", ".svn", "node_modules", "__pycache__"}

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InvalidInput, NotFound, StoreError
-from .lookup import find_entity
-from .model import Entity
-from .page_files import create_entity_page, edit_page, write_lock
-from .relation_lines import format_line, remove_lines, safe_target, upsert_line
-from .relations import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
+from ..errors import InvalidInput, NotFound, StoreError
+from ..entities.lookup import find_entity
+from ..model import Entity
+from ..pages.files import create_entity_page, edit_page, write_lock
+from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
+from .records import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
 
 
 def relate(
@@ -145,7 +145,7 @@ def create_entity(ws, entity_type: str, name: str) -> Entity:
     with ws.store.transaction():
         ws.store.add_asserted_entity(entity_type, name, now_iso())
         ws.store.set_meta("entities_dirty", "1")
-    from .pipeline import refresh_index
+    from ..ingest.pipeline import refresh_index
 
     refresh_index(ws)
     return find_entity(ws.store, name, entity_type)
@@ -161,7 +161,7 @@ def _source_doc(store, path: str | None) -> dict | None:
 
 
 def _check_round_trip(line: str, reason: str | None, until: str | None) -> None:
-    from .relation_lines import parse_relation_lines
+    from ..pages.relation_lines import parse_relation_lines
 
     parsed, _ = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
     if len(parsed) != 1 or parsed[0].reason != reason or parsed[0].valid_until != until:
@@ -176,6 +176,6 @@ class _Line:
 
 
 def _reindex(ws, rel_path: str) -> None:
-    from .pipeline import index_vault
+    from ..ingest.pipeline import index_vault
 
     index_vault(Path(ws.root), store=ws.store, only={rel_path}, lock_wait=30)

@@ -505,7 +505,7 @@ def m011_chunk_vectors(db: sqlite3.Connection) -> None:
 
 def m012_loose_name_keys(db: sqlite3.Connection) -> None:
     """Each entity name also under its loose key (punctuation as space), for recognising names in queries."""
-    from ..names import loose_key
+    from ...entities.names import loose_key
 
     db.execute("ALTER TABLE entity_names ADD COLUMN loose TEXT NOT NULL DEFAULT ''")
     rows = db.execute("SELECT rowid, name FROM entity_names").fetchall()
@@ -519,7 +519,7 @@ def m013_doc_fts(db: sqlite3.Connection) -> None:
     chunk_fts: title, the headings (a heading with no text of its own is in no chunk's body), body."""
     db.execute("CREATE VIRTUAL TABLE doc_fts USING fts5 (title, headings, body, content = '',"
                " tokenize = 'porter unicode61 remove_diacritics 2')")
-    from .sqlite import doc_fts_text
+    from .store import doc_fts_text
 
     for doc_id, title in db.execute("SELECT id, title FROM documents").fetchall():
         text = doc_fts_text(db, doc_id)
@@ -549,7 +549,7 @@ def apply_migrations(db: sqlite3.Connection) -> list[str]:
     done = {row[0] for row in db.execute("SELECT name FROM migrations")}
     known = {m.__name__ for m in MIGRATIONS}
     if done - known:
-        from ..errors import SchemaTooNew
+        from ...errors import SchemaTooNew
 
         raise SchemaTooNew(
             f"the index was written by a newer kbgraph (unknown migrations: {', '.join(sorted(done - known))}); "

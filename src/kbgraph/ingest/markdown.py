@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .model import Link, Section
+from ..model import Link, Section
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

@@ -8,12 +8,12 @@ from __future__ import annotations
 import posixpath
 
 from .chunking import chunk_sections
-from .config import Config
-from .errors import InvalidInput
+from ..config import Config
+from ..errors import InvalidInput
 from .markdown import find_links, first_h1, parse_sections
-from .model import EntityDecl, PageRelationLine, ParsedDocument
-from .relation_lines import parse_relation_lines
-from .names import as_name_list
+from ..model import EntityDecl, PageRelationLine, ParsedDocument
+from ..pages.relation_lines import parse_relation_lines
+from ..entities.names import as_name_list
 from .vault import RawFile, date_from_path, parse_date, split_frontmatter
 
 GOVERNANCE_VISIBILITY = ("private", "team", "public")
@@ -30,7 +30,7 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
         sections, fences = parse_sections(body)
         links = find_links(body, fences)
     else:
-        from .model import Section
+        from ..model import Section
 
         sections, links = [Section((), 0, 0, len(body), body)], []
     stem = posixpath.splitext(posixpath.basename(path))[0]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .errors import InvalidInput, NotFound
-from .relations import now_iso
+from ..errors import InvalidInput, NotFound
+from .records import now_iso
 
 CONFIDENCE_LEVELS = {"high": ("auto-high",), "low": ("auto-high", "auto-low")}
 
@@ -23,7 +23,7 @@ def extract_now(ws, paths: list[str], progress=None) -> dict:
     """Run extraction again, now, on these documents (all of them if none are given): the pattern rules
     and, when kbgraph.toml configures one, the LLM extractor. Returns what the index run reported and
     the pending suggestions of those documents."""
-    from .pipeline import index_vault
+    from ..ingest.pipeline import index_vault
 
     store = ws.store
     docs = []
@@ -42,7 +42,7 @@ def extract_now(ws, paths: list[str], progress=None) -> dict:
 
 def accept(ws, suggestion_id: int) -> dict:
     """Make a pending suggestion a relation (its evidence document kept as the source doc)."""
-    from .relation_edits import relate_entities
+    from .edits import relate_entities
 
     store = ws.store
     suggestion = _pending(store, suggestion_id)
@@ -63,7 +63,7 @@ def accept(ws, suggestion_id: int) -> dict:
 
 def _end_entity(ws, suggestion: dict, end: str):
     """The entity at one end; a new one (a technology of the bundled list, an @handle) is created now."""
-    from .relation_edits import create_entity
+    from .edits import create_entity
 
     if suggestion[f"new_{end}"]:
         return create_entity(ws, suggestion[f"{end}_type"], suggestion[end])

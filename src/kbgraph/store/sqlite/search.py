@@ -3,7 +3,7 @@ and the active relations around entities. A mixin of SqliteStore (it uses self.d
 
 from __future__ import annotations
 
-from .base import DocFilter
+from ..base import DocFilter
 
 
 class SearchQueries:
@@ -12,7 +12,7 @@ class SearchQueries:
     def chunk_rows(self, chunk_ids: list[int], flt: DocFilter) -> dict[int, dict]:
         """Chunk id -> its document's columns with chunk_id, heading and line, for the chunks whose
         documents pass the filter."""
-        from .sqlite import _DOC_COLUMNS, _doc_filter_sql, _doc_row
+        from .store import _DOC_COLUMNS, _doc_filter_sql, _doc_row
 
         out: dict[int, dict] = {}
         where, params = _doc_filter_sql(flt)
@@ -31,8 +31,8 @@ class SearchQueries:
         """(document id, BM25 of the whole document, higher better), best first."""
         import sqlite3
 
-        from ..errors import StoreError
-        from .sqlite import _doc_filter_sql
+        from ...errors import StoreError
+        from .store import _doc_filter_sql
 
         where, params = _doc_filter_sql(flt)
         if where == "1":
@@ -80,7 +80,7 @@ class SearchQueries:
             f" WHERE chunk_fts MATCH ? AND rowid IN ({marks})", [fts_query, *chunk_ids]))
 
     def docs_passing(self, doc_ids: list[int], flt: DocFilter) -> set[int]:
-        from .sqlite import _doc_filter_sql
+        from .store import _doc_filter_sql
 
         where, params = _doc_filter_sql(flt)
         out: set[int] = set()
@@ -94,7 +94,7 @@ class SearchQueries:
     def docs_mentioning(self, entity_ids: list[int], flt: DocFilter, limit: int = 2000) -> list[tuple]:
         """(doc id, entity id, mentions, first chunk id, is the entity's page) for documents that mention
         or are the page of the entities, filters applied; most mentioned first."""
-        from .sqlite import _doc_filter_sql
+        from .store import _doc_filter_sql
 
         if not entity_ids:
             return []
@@ -211,7 +211,7 @@ class SearchQueries:
                                (fts_query, doc_id)).fetchone() is not None
 
     def doc_passes(self, doc_id: int, flt: DocFilter) -> bool:
-        from .sqlite import _doc_filter_sql
+        from .store import _doc_filter_sql
 
         where, params = _doc_filter_sql(flt)
         return self.db.execute(f"SELECT 1 FROM documents d WHERE d.id = ? AND {where}",

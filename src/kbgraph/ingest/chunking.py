@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .model import Chunk, Section
+from ..model import Chunk, Section
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -1,0 +1,1 @@
+"""Agent context (facts, loops, briefings, token-budgeted context): built on search/ and graph/."""

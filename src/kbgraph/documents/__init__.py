@@ -1,0 +1,1 @@
+"""Documents as people read them: view, list, timelines and profiles."""

@@ -1,0 +1,1 @@
+"""Entities: names, assembly from claims, mentions, lookup, merge and mention edits."""

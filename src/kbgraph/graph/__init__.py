@@ -1,0 +1,1 @@
+"""Graph operations (neighbourhoods, paths, hubs, inference, as-of): built on relations/."""

@@ -1,0 +1,1 @@
+"""Reading the vault: walk, parse, chunk, and the indexing pipeline that runs every stage."""

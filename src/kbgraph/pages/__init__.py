@@ -1,0 +1,1 @@
+"""The only writer of users' markdown: atomic page edits and the ## Relations lines."""

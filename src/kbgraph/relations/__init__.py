@@ -1,0 +1,1 @@
+"""Typed relations between entities: vocabulary, records, edits, suggestions, staleness."""
