@@ -269,15 +269,16 @@ def _forms_fingerprint(forms: list[tuple[int, str, str]]) -> str:
 
 def mentions_stage(run: IndexRun) -> None:
     """Link explicit and textual mentions in every document that needs it."""
-    global _SCAN_CONTEXT
     store = run.store
     rescan_all = store.get_meta("mentions_rescan_all") == "1"
     total = store.count_docs_for_mentions(rescan_all)
     if total == 0:
         return
-    # Set before any worker is forked, so workers inherit it instead of receiving it pickled.
+    # Set before any worker is forked, so workers inherit it instead of receiving it pickled; keyed
+    # by run, so two vaults indexed at once in one process never scan with each other's names.
     forms, entities = store.entity_forms(), store.list_entities()
-    _SCAN_CONTEXT = (
+    run_key = id(run)
+    _SCAN_CONTEXTS[run_key] = (
         MentionMatcher(matcher_forms(forms)),
         _link_resolver(forms, entities),
         _claim_entities_by_doc(store, run.assembly),
@@ -286,27 +287,27 @@ def mentions_stage(run: IndexRun) -> None:
         frozenset(name_key(surface) for _, surface, _ in forms),
         store.unlinked_entities_by_doc(),
     )
-    results = _parallel_map(scan_document, store.docs_for_mentions(rescan_all), total)
+    results = _parallel_map(partial(scan_document, run_key=run_key), store.docs_for_mentions(rescan_all), total)
     try:
         items = (_counted(run, doc_id, found, ambiguous, extracted)
                  for doc_id, found, ambiguous, extracted in results)
         _drain_in_batches(run, "mentions", total, items, _write_mentions)
     finally:
         results.close()
-        _SCAN_CONTEXT = None
+        del _SCAN_CONTEXTS[run_key]
     with store.transaction():
         store.set_meta("mentions_rescan_all", "0")
 
 
-_SCAN_CONTEXT = None
+_SCAN_CONTEXTS: dict[int, tuple] = {}  # id(IndexRun) -> what its mention scan needs
 
 
-def scan_document(doc: dict) -> tuple[int, list, int, tuple[str, list[dict]]]:
+def scan_document(doc: dict, run_key: int) -> tuple[int, list, int, tuple[str, list[dict]]]:
     """(doc id, mentions with their chunk ids, ambiguous forms left unlinked, (path, suggested relations))
     for one stored document."""
     from ..extract.stage import extract_from_chunks
 
-    matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked = _SCAN_CONTEXT
+    matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked = _SCAN_CONTEXTS[run_key]
     links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
     anchored = claims_by_doc.get(doc["id"], [])
     found, ambiguous = find_document_mentions(

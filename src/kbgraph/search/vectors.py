@@ -105,8 +105,9 @@ def _by_document(docs: np.ndarray, matrix: np.ndarray) -> tuple:
     """(row order grouped by document, document ids, group bounds, unit centroids), computed once
     per cached matrix: the store replaces the matrix, never changes it, when vectors change. Held
     with the matrix itself, so a new matrix can never be taken for the old one."""
-    if _GROUPED and _GROUPED[0][0] is matrix:
-        return _GROUPED[0][1]
+    held = _GROUPED[0] if _GROUPED else None  # read once: another thread may replace it meanwhile
+    if held is not None and held[0] is matrix:
+        return held[1]
     grouped = group_by_document(docs, matrix)
     _GROUPED[:] = [(matrix, grouped)]
     return grouped

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-_MATRIX_CACHE: dict[str, tuple[str, tuple]] = {}  # db file -> (version, (chunk ids, doc ids, matrix))
-
 
 class VectorQueries:
     db: object
+    _matrix: tuple[str, tuple] | None = None  # (vectors_version, (chunk ids, doc ids, matrix)), per store
 
     def embedding_model(self) -> str | None:
         return self.get_meta("embed_model")
@@ -70,11 +69,11 @@ class VectorQueries:
         return int(kept) if kept is not None else self.count_chunks_without_vectors()
 
     def vector_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(chunk ids, their document ids, unit vectors as one float32 matrix), cached per index
-        until vectors change (chunks change only with their vectors: a new chunk has none yet)."""
+        """(chunk ids, their document ids, unit vectors as one float32 matrix), cached by this store
+        until vectors change (chunks change only with their vectors: a new chunk has none yet). Per
+        store, not per file name: an index rebuilt at the same path starts its version count again."""
         version = self.get_meta("vectors_version") or "0"
-        key = self.path if self.path != ":memory:" else f":memory:{id(self.db)}"
-        cached = _MATRIX_CACHE.get(key)
+        cached = self._matrix
         if cached is not None and cached[0] == version:
             return cached[1]
         rows = self.db.execute("SELECT cv.chunk_id, c.doc_id, v.vector FROM chunk_vectors cv"
@@ -84,7 +83,7 @@ class VectorQueries:
         docs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1) \
             if rows else np.zeros((0, 0), dtype=np.float32)
-        _MATRIX_CACHE[key] = (version, (ids, docs, matrix))
+        self._matrix = (version, (ids, docs, matrix))
         return ids, docs, matrix
 
     def _bump_vectors(self) -> None:
