@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+import uuid
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,8 +22,19 @@ from .vectors import VectorQueries
 
 INDEX_DIR = ".kbgraph"
 DB_NAME = "index.db"
+BUSY_TIMEOUT_MS = 10_000  # a writer waits this long for another's transaction before "database is locked"
 
 _DOC_COLUMNS = "d.id, d.path, d.title, d.kind, d.date, d.tags, d.size, d.mtime, d.indexed_at, d.owner, d.visibility"
+
+
+def _connect(target: str) -> sqlite3.Connection:
+    """A connection for one thread. check_same_thread is off only so that close() may close it from
+    another thread; the store never hands it to a second thread."""
+    db = sqlite3.connect(target, isolation_level=None, check_same_thread=False, uri=target.startswith("file:"))
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
 
 
 def _now() -> str:
@@ -29,9 +42,42 @@ def _now() -> str:
 
 
 class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries):
-    def __init__(self, db: sqlite3.Connection, path: str):
-        self.db = db
+    """One index, safe to share between threads: each thread gets its own connection (opened on first
+    use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
+    within that thread. Writers take the write lock up front (BEGIN IMMEDIATE) and wait for each other
+    (busy_timeout); readers in WAL mode never wait. `:memory:` is one private in-memory database shared
+    by the store's connections (SQLite's memdb VFS, which locks like a file), gone at close()."""
+
+    def __init__(self, db: sqlite3.Connection, path: str, target: str | None = None):
         self.path = path
+        self._target = target or path  # what each thread's connection opens
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
+        self._first = db  # never pruned: it keeps an in-memory database alive until close()
+        self._closed = False
+        self._adopt(db)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            if self._closed:
+                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+            db = self._adopt(_connect(self._target))
+        return db
+
+    def _adopt(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        """Make db this thread's connection; close those of threads that have ended."""
+        me = threading.current_thread()
+        with self._lock:
+            for thread in [t for t in self._connections if not t.is_alive()]:
+                if self._connections[thread] is not self._first:
+                    self._connections.pop(thread).close()
+            self._connections[me] = db
+        self._local.db = db
+        return db
 
     @classmethod
     def open_vault(cls, vault_root: Path, create: bool = True) -> "SqliteStore":
@@ -49,13 +95,11 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
 
     @classmethod
     def open(cls, path: str) -> "SqliteStore":
+        target = f"file:/kbgraph-{uuid.uuid4().hex}?vfs=memdb" if path == ":memory:" else path
         try:
-            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA busy_timeout = 10000")
+            db = _connect(target)
             if path != ":memory:":
-                db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-            db.execute("PRAGMA foreign_keys = ON")
+                db.execute("PRAGMA journal_mode = WAL")  # kept in the file: later connections inherit it
             apply_migrations(db)
         except sqlite3.OperationalError as exc:
             raise StoreError(f"cannot open the index {path}: {exc}; try again when no other kbg is writing") from exc
@@ -64,23 +108,31 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                 f"cannot open the index {path}: {exc}; `kbg export` what you can, then move .kbgraph aside "
                 "and run `kbg index` (relations you asserted live only in the index and the pages)"
             ) from exc
-        return cls(db, path)
+        return cls(db, path, target)
 
     def close(self) -> None:
-        self.db.close()
+        """Close every thread's connection; call it once the threads using the store are done."""
+        with self._lock:
+            self._closed = True
+            connections, self._connections = list(self._connections.values()), {}
+        for db in connections:
+            db.close()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if self.db.in_transaction:
+        """This thread's transaction: joined when this thread has one open, else begun (holding the
+        write lock from the start), committed at the end, rolled back on any exception."""
+        db = self.db
+        if db.in_transaction:
             yield
             return
-        self.db.execute("BEGIN IMMEDIATE")
+        db.execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self.db.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
+        db.execute("COMMIT")
 
     # --- meta --------------------------------------------------------------------
 
