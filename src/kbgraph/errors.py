@@ -3,15 +3,30 @@
 Interfaces map these once, at their boundary (the CLI turns them into a one-line
 message and an exit code). Library code raises the most specific class that fits
 and words the message so that it tells the reader what to do next.
+
+The words are the library's, never an interface's: an error names the argument at fault
+by its parameter name, in backticks (`limit`), and says what to do next as a hint
+("index the vault first"), not as a flag or a command. Each interface says those its own
+way (the CLI: --limit, `kbg index`); an HTTP or MCP client reads `param` and `hint`.
 """
 
 from __future__ import annotations
 
 
 class KbgError(Exception):
-    """Base of every error kbgraph raises on purpose."""
+    """Base of every error kbgraph raises on purpose.
+
+    message: what is wrong, readable on its own. param: the parameter at fault, as the library
+    names it ("limit"). hint: what to do next, in neutral words. str() is "message; hint".
+    """
 
     exit_code = 1
+
+    def __init__(self, message: str, *, param: str | None = None, hint: str | None = None):
+        super().__init__(f"{message}; {hint}" if hint else message)
+        self.message = message
+        self.param = param
+        self.hint = hint
 
 
 # --- where the vault and its configuration live ---------------------------------
@@ -44,11 +59,15 @@ class SchemaTooNew(StoreError):
     """The index was written by a newer kbgraph."""
 
 
+class ForeignAccess(StoreError):
+    """A store read was given something other than a kbgraph.access.Access: it cannot filter by it."""
+
+
 # --- what the user asked for -----------------------------------------------------
 
 
 class InvalidInput(KbgError):
-    """An argument is malformed (a date, a field name, a target)."""
+    """An argument is malformed (a date, a field name, a target); `param` names it."""
 
 
 class NotFound(KbgError):
@@ -58,8 +77,8 @@ class NotFound(KbgError):
 class Ambiguous(KbgError):
     """A name matches more than one entity; the caller must choose."""
 
-    def __init__(self, message: str, candidates: list[dict]):
-        super().__init__(message)
+    def __init__(self, message: str, candidates: list[dict], *, hint: str | None = None):
+        super().__init__(message, hint=hint)
         self.candidates = candidates
 
 
@@ -71,15 +90,15 @@ class ModelError(KbgError):
 
 
 class ModelMissing(ModelError):
-    """The model files are not installed; `kbg model install` fetches them."""
+    """The model files are not installed; installing the model fetches them."""
 
 
 class ModelCorrupt(ModelError):
-    """A model file does not match its pinned sha256; `kbg model install` replaces it."""
+    """A model file does not match its pinned sha256; installing the model again replaces it."""
 
 
 class ModelInstallFailed(ModelError):
-    """`kbg model install` could not fetch, verify or unpack the model."""
+    """Installing the model could not fetch, verify or unpack it."""
 
 
 class BackendUnavailable(ModelError):

@@ -21,7 +21,7 @@ def resolve() -> None:
 @list_options
 def pending(vault, as_json, fmt, fields) -> None:
     """Questions waiting for an answer: is this name that entity?"""
-    from ..resolve.decisions import pending as find
+    from ..resolve.answers import pending as find
     from .output import emit_rows, resolve_format
 
     fmt = resolve_format(fmt, as_json)
@@ -75,7 +75,7 @@ def log(outcome, vault, as_json, fmt, fields) -> None:
 @json_option
 def confirm(question_id, vault, as_json) -> None:
     """Yes: the name is that entity (recorded as a merge; `kbg entity unmerge NAME` undoes it)."""
-    from ..resolve.decisions import confirm as do_confirm
+    from ..resolve.answers import confirm as do_confirm
 
     with open_workspace(vault) as ws:
         result = do_confirm(ws, question_id)
@@ -88,7 +88,7 @@ def confirm(question_id, vault, as_json) -> None:
 @json_option
 def reject(question_id, vault, as_json) -> None:
     """No: the name is not that entity; the pair is never asked about again."""
-    from ..resolve.decisions import reject as do_reject
+    from ..resolve.answers import reject as do_reject
 
     with open_workspace(vault) as ws:
         result = do_reject(ws, question_id)
@@ -101,7 +101,7 @@ def reject(question_id, vault, as_json) -> None:
 @json_option
 def calibrate(dry_run, vault, as_json) -> None:
     """Refit the scorer's weights from confirmed and rejected answers; report before and after on them."""
-    from ..resolve.decisions import calibrate as do_calibrate
+    from ..resolve.answers import calibrate as do_calibrate
 
     with open_workspace(vault) as ws:
         result = do_calibrate(ws.store, ws.config, dry_run)

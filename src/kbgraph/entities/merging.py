@@ -14,6 +14,7 @@ from .assemble import entity_key
 from ..errors import InvalidInput
 from .lookup import find_entity
 from ..model import Merge
+from ..relations.moving import move_relations
 from ..pages.files import write_lock
 from ..relations.records import now_iso
 
@@ -33,7 +34,7 @@ def merge_entities(ws, merged_name: str, into_name: str) -> dict:
     now = now_iso()
     with write_lock(ws.root):
         with store.transaction():
-            outcome = store.move_relations(merged.id, into.id, now, ws.config.vocabulary.symmetric_names())
+            outcome = move_relations(store, merged.id, into.id, now, ws.config.vocabulary.symmetric_names())
             store.add_merge(
                 Merge(entity_key(merged.type, merged.name), merged.type, merged.name,
                       entity_key(into.type, into.name), into.type, into.name),
@@ -102,8 +103,8 @@ def _merge_record(store, name: str) -> dict:
     for merge in store.merges():
         if name_key(merge.from_name) == wanted:
             return store.merge_record(merge.from_key)
-    raise InvalidInput(f"{name!r} was not merged into another entity; `kbg entity merge` records merges "
-                       "(give the name of the entity that was merged away)")
+    raise InvalidInput(f"{name!r} was not merged into another entity", param="merged_name",
+                       hint="give the name of the entity that was merged away")
 
 
 def _give_relations_back(store, undo: dict, into_id: int | None, from_id: int | None, symmetric,

@@ -23,6 +23,7 @@ from typing import Callable
 from urllib.parse import unquote
 
 from ..config import Config, load_config
+from ..entities.sync import sync_entities
 from ..entities.assemble import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms
 from ..errors import IndexLocked
 from ..entities.mentions import MentionMatcher, find_document_mentions
@@ -225,7 +226,7 @@ def entities_stage(run: IndexRun) -> None:
         redirects = {entity_key(c.type, c.name): resolved[(c.doc_id, c.type, c.name)]
                      for c in claims if c.role == "asserted" and (c.doc_id, c.type, c.name) in resolved}
         redirects = {old: new for old, new in redirects.items() if old not in keys and new in keys}
-        store.sync_entities(records, now, redirects, run.config.vocabulary.symmetric_names())
+        sync_entities(store, records, now, redirects, run.config.vocabulary.symmetric_names())
         fingerprint = _forms_fingerprint(store.entity_forms())
         if fingerprint != store.get_meta("forms_fingerprint") or run.full:
             # New names or aliases can appear in any document: every document is re-scanned.
@@ -597,5 +598,5 @@ def _index_lock(root: Path, wait: float = 0.0):
     """An exclusive lock on <vault>/.kbgraph/index.lock for the length of a run."""
     from ..locks import exclusive
 
-    busy = IndexLocked("another `kbg index` is running on this vault; wait for it to finish")
+    busy = IndexLocked("another process is indexing this vault", hint="wait for it to finish")
     return exclusive(Path(root) / ".kbgraph" / "index.lock", wait, busy)

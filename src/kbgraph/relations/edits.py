@@ -33,7 +33,7 @@ def relate(
     normal = vocab.normalise(type_name)
     reason = " ".join(reason.split()) if reason else None
     if normal.type.requires_reason and not reason:
-        raise InvalidInput(f"{normal.type.name} relations need --reason: it is their label")
+        raise InvalidInput(f"{normal.type.name} relations need `reason`: it is their label", param="reason")
     until = parse_valid_until(valid_until)
     source = find_entity(store, source_name)
     evidence = _source_doc(store, source_doc)
@@ -79,7 +79,7 @@ def relate_entities(ws, source: Entity, type_name: str, target: Entity, reason: 
             row = store.get_relation(src.id, tgt.id, rtype.name)
             if row is None:
                 raise StoreError(f"the line written to {page_path} did not read back as a relation (is it inside "
-                                 "an unclosed code block?); check the page and `kbg index status`")
+                                 "an unclosed code block?)", hint="check the page and the index status")
     _, data = view_row(row, vocab, src.id, today_iso())
     return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
             "mirrored_to": page_path if origin == "page" else None}
@@ -94,8 +94,8 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
     with write_lock(ws.root):
         row = store.get_relation(src.id, tgt.id, rtype.name)
         if row is None:
-            raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}; "
-                           f"`kbg entity relations {src.name!r}` lists what exists")
+            raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}",
+                           hint=f"list the relations of {src.name!r} to see what exists")
         # Every page of either end may state it (Dana's "- reports-to [[Ben]]", Ben's "- manages [[Dana]]").
         pages = {doc_id: store.get_entity(owner[0]) for doc_id, owner in store.page_entity_ids().items()
                  if owner[0] in (src.id, tgt.id)}
@@ -113,7 +113,7 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
             if edit_page(ws.root, path, lambda text, off, m=matches: remove_lines(text, off, m)[0]):
                 edited.append(path)
         with store.transaction():
-            store.delete_relation(row["id"])
+            store.end_relation(row["id"], now_iso())
         for path in edited:
             _reindex(ws, path)
     page_path = ", ".join(sorted(edited)) or None
@@ -128,10 +128,11 @@ def _target(ws, name: str, create_type: str | None, check) -> Entity:
         if not create_type:
             raise
     if create_type not in ws.config.entity_types:
-        raise InvalidInput(f"--create {create_type!r} is not an entity type; use one of {', '.join(ws.config.entity_types)}")
+        raise InvalidInput(f"`create_type` {create_type!r} is not an entity type; use one of "
+                           f"{', '.join(ws.config.entity_types)}", param="create_type")
     name = " ".join(name.split())
     if not name or len(name) > 500:
-        raise InvalidInput("--target must be a name of 1 to 500 characters")
+        raise InvalidInput("`target_name` must be a name of 1 to 500 characters", param="target_name")
     check(Entity(-1, create_type, name, (), None, {}, 0, 1))  # refuse before anything is created
     return create_entity(ws, create_type, name)
 
@@ -156,7 +157,8 @@ def _source_doc(store, path: str | None) -> dict | None:
         return None
     doc = store.get_document(path=path.removeprefix("./"))
     if doc is None:
-        raise NotFound(f"--source-doc {path!r} is not in the index; give a vault-relative path (`kbg list`)")
+        raise NotFound(f"`source_doc` {path!r} is not in the index", param="source_doc",
+                       hint="give a vault-relative path")
     return doc
 
 
@@ -165,8 +167,8 @@ def _check_round_trip(line: str, reason: str | None, until: str | None) -> None:
 
     parsed, _ = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
     if len(parsed) != 1 or parsed[0].reason != reason or parsed[0].valid_until != until:
-        raise InvalidInput(f"--reason {reason!r} would not read back from the page line; "
-                           "leave out '(until …)' and brackets at its end")
+        raise InvalidInput(f"`reason` {reason!r} would not read back from the page line", param="reason",
+                           hint="leave out '(until …)' and brackets at its end")
 
 
 @dataclass(frozen=True)

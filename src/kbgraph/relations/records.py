@@ -36,7 +36,7 @@ def parse_valid_until(value: str | None) -> str | None:
     try:
         return dt.date.fromisoformat(value.strip()).isoformat()
     except ValueError:
-        raise InvalidInput(f"--valid-until {value!r}: use a real date as YYYY-MM-DD") from None
+        raise InvalidInput(f"`valid_until` {value!r}: use a real date as YYYY-MM-DD", param="valid_until") from None
 
 
 def canonical(vocab: Vocabulary, source: Entity, type_name: str, target: Entity) -> tuple[RelationType, Entity, Entity]:
@@ -177,7 +177,7 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
                for key, options in desired.items()}
     for key, row in existing.items():
         if key not in desired:
-            store.delete_relation(row["id"])
+            store.end_relation(row["id"], now)
     for key, fields in desired.items():
         current = existing.get(key) or store.get_relation(*key)
         if current is None:

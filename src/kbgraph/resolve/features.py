@@ -38,68 +38,24 @@ a well-known entity's grows with every note; Jaccard would fall as an entity bec
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
-from typing import TYPE_CHECKING
 
 from ..entities.common_words import COMMON_WORDS
 from ._optional import require
+from .model import FEATURE_NAMES, LOW_INFO, EntityProfile, Features, MentionInfo
 from .keys import ParsedName, email_local, normalize_email, parse_name, phonetic_codes, user_name_shapes
 from .nicknames import canonical_given_name
 
-if TYPE_CHECKING:  # model.py imports Features from here; the types only annotate
-    from .model import EntityProfile, MentionInfo
 
 _distance = require("rapidfuzz.distance")
 JaroWinkler, OSA = _distance.JaroWinkler, _distance.OSA
 
 EXACT, DIMINUTIVE, PHONETIC, TYPO, PREFIX, INITIAL = 1.0, 0.9, 0.85, 0.7, 0.6, 0.5
 SHAPE = 0.75  # `tokens` of an @handle or email that is a user-name shape of the candidate
-LOW_INFO = 0.5  # a mention with info at or below this is "low information" (see scoring.apply_rules)
 MAX_ALIGN = 8  # tokens compared per side; a longer "name" is not a person's name anyway
 
 
-@dataclass(frozen=True, slots=True)
-class Features:
-    """The evidence for one (mention, candidate) pair; each field is described in the module docstring."""
-
-    jw_name: float = 0.0
-    jw_sorted: float = 0.0
-    tokens: float = 0.0
-    theirs: float = 0.0
-    conflict: float = 0.0
-    partial: float = 0.0
-    rival: float = 0.0
-    near: float = 0.0
-    phonetic: float = 0.0
-    alias: float = 0.0
-    email: float = 0.0
-    handle: float = 0.0
-    same_type: float = 0.5
-    context: float = 0.0
-    context_n: float = 0.0
-    info: float = 1.0
-    label: float = 0.0
-
-    def values(self) -> tuple[float, ...]:
-        return _values(self)
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(zip(FEATURE_NAMES, self.values()))
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Features:
-        """Features from a logged dict; unknown keys are ignored, missing ones take their defaults."""
-        return cls(**{name: float(data[name]) for name in FEATURE_NAMES if name in data})
-
-    @property
-    def low_info(self) -> bool:
-        return self.info <= LOW_INFO
-
-
-FEATURE_NAMES = tuple(f.name for f in fields(Features))
-_values = attrgetter(*FEATURE_NAMES)  # dataclasses.astuple deep-copies: 100x slower on the hot path
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Iterator, Protocol
 
-from ..model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
+from ..model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem, Snippet, TextQuery
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,50 @@ class DocFilter:
     date_from: str | None = None
     date_to: str | None = None
     tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EntityName:
+    """One spelling of an entity, with the keys lookups use (computed above the store: names are a rule)."""
+
+    entity_key: str
+    surface: str
+    kind: str  # "name" | "alias" | "first-name"
+    key: str
+    loose: str
+
+
+@dataclass(frozen=True)
+class EntitySync:
+    """What sync_entities wrote: every record's id by key, and the entities no record keeps (key -> id)."""
+
+    ids: dict[str, int]
+    gone: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RelationVersion:
+    """One version of a relation in time: true from valid_from to valid_until (dates; None: open), and
+    recorded by kbgraph from recorded_at until superseded_at (None: it is the current version).
+    change says how it was superseded: ended, edited, moved, merged, removed, or current."""
+
+    relation_id: int
+    source_key: str
+    source_type: str
+    source: str
+    target_key: str
+    target_type: str
+    target: str
+    type: str
+    reason: str | None
+    valid_from: str | None
+    valid_until: str | None
+    recorded_at: str
+    superseded_at: str | None
+    change: str
+    owner: str | None
+    visibility: str
+    sensitivity: str
 
 
 class Store(Protocol):
@@ -95,14 +139,16 @@ class Store(Protocol):
     def add_merge(self, merge: Merge, moved_relations: list[int], now: str) -> None: ...
     def move_relations(self, from_id: int, into_id: int, now: str, symmetric: frozenset[str] = frozenset()) -> dict: ...
 
-    # search
-    def ranked_docs(self, fts_query: str, flt: DocFilter, limit: int) -> list[tuple[int, float]]: ...
-    def matching_chunks(self, fts_query: str, doc_ids: list[int]) -> set[int]: ...
+    # search: keyword reads take a TextQuery and compile it to the backend's own syntax; one with no
+    # terms matches nothing
+    def ranked_docs(self, query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, float]]: ...
+    def matching_chunks(self, query: TextQuery, doc_ids: list[int]) -> set[int]: ...
+    def doc_matches(self, query: TextQuery, doc_id: int) -> bool: ...
     def doc_chunk_texts(self, doc_ids: list[int]) -> list[tuple[int, int, str]]: ...
     def docs_mentioning(self, entity_ids: list[int], flt: DocFilter, limit: int = 2000) -> list[tuple]: ...
     def entity_doc_counts(self, entity_ids: list[int]) -> dict[int, int]: ...
     def entity_degrees(self, entity_ids: list[int], today: str) -> dict[int, int]: ...
-    def snippets(self, fts_query: str, chunk_ids: list[int]) -> dict[int, str]: ...
+    def snippets(self, query: TextQuery, chunk_ids: list[int]) -> dict[int, Snippet]: ...
 
     # problems and status
     def record_problems(self, problems: list[Problem], seen_at: str, clear_paths: list[str]) -> None: ...

@@ -8,7 +8,9 @@ start so governance can filter every read in the query.
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import unicodedata
 from datetime import datetime, timezone
 
 
@@ -505,12 +507,38 @@ def m011_chunk_vectors(db: sqlite3.Connection) -> None:
 
 def m012_loose_name_keys(db: sqlite3.Connection) -> None:
     """Each entity name also under its loose key (punctuation as space), for recognising names in queries."""
-    from ...entities.names import loose_key
-
     db.execute("ALTER TABLE entity_names ADD COLUMN loose TEXT NOT NULL DEFAULT ''")
     rows = db.execute("SELECT rowid, name FROM entity_names").fetchall()
-    db.executemany("UPDATE entity_names SET loose = ? WHERE rowid = ?", [(loose_key(n), r) for r, n in rows])
+    db.executemany("UPDATE entity_names SET loose = ? WHERE rowid = ?", [(_m012_loose_key(n), r) for r, n in rows])
     db.execute("CREATE INDEX entity_names_loose ON entity_names (loose)")
+
+
+# Frozen copies of the rules m012 and m013 applied when they were released: a migration must give
+# the same result whatever the live code (entities.names, the store's doc_fts text) later becomes.
+_M012_SPACES = re.compile(r"\s+")
+_M012_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def _m012_fold_char(char: str) -> str:
+    base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    return base if len(base) == 1 else char
+
+
+def _m012_loose_key(name: str) -> str:
+    folded = name if name.isascii() else "".join(c if c.isascii() else _m012_fold_char(c) for c in name)
+    key = _M012_SPACES.sub(" ", folded.strip()).casefold()
+    return " ".join(_M012_NOT_WORD.split(key)).strip()
+
+
+def _m013_doc_text(db: sqlite3.Connection, doc_id: int) -> tuple[str, str] | None:
+    headings: list[str] = []
+    texts: list[str] = []
+    for heading, text in db.execute("SELECT heading, text FROM chunks WHERE doc_id = ? ORDER BY ordinal, id",
+                                    (doc_id,)):
+        if heading and (not headings or headings[-1] != heading):
+            headings.append(heading)
+        texts.append(text)
+    return ("\n".join(headings), "\n".join(texts)) if texts else None
 
 
 def m013_doc_fts(db: sqlite3.Connection) -> None:
@@ -519,10 +547,8 @@ def m013_doc_fts(db: sqlite3.Connection) -> None:
     chunk_fts: title, the headings (a heading with no text of its own is in no chunk's body), body."""
     db.execute("CREATE VIRTUAL TABLE doc_fts USING fts5 (title, headings, body, content = '',"
                " tokenize = 'porter unicode61 remove_diacritics 2')")
-    from .store import doc_fts_text
-
     for doc_id, title in db.execute("SELECT id, title FROM documents").fetchall():
-        text = doc_fts_text(db, doc_id)
+        text = _m013_doc_text(db, doc_id)
         if text is not None:
             db.execute("INSERT INTO doc_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)", (doc_id, title, *text))
 
@@ -533,11 +559,57 @@ def m014_vector_prints(db: sqlite3.Connection) -> None:
                " ON DELETE CASCADE, print TEXT NOT NULL) STRICT")
 
 
+def m015_governance_and_relation_history(db: sqlite3.Connection) -> None:
+    """Relations, suggestions and decisions get the governance columns documents have; a relation
+    gets valid_from; and relation_history keeps every version a relation stopped being: what it was,
+    when it was true (valid_from / valid_until) and when kbgraph recorded and superseded it.
+    History names its ends by entity key and name, not only id: entity ids do not outlive a rebuild."""
+    _run_script(db,
+        """
+        ALTER TABLE relations ADD COLUMN sensitivity TEXT NOT NULL DEFAULT 'normal';
+        ALTER TABLE relations ADD COLUMN valid_from TEXT;
+        ALTER TABLE suggestions ADD COLUMN owner TEXT;
+        ALTER TABLE suggestions ADD COLUMN visibility TEXT NOT NULL DEFAULT 'private';
+        ALTER TABLE suggestions ADD COLUMN sensitivity TEXT NOT NULL DEFAULT 'normal';
+        ALTER TABLE resolution_decisions ADD COLUMN owner TEXT;
+        ALTER TABLE resolution_decisions ADD COLUMN visibility TEXT NOT NULL DEFAULT 'private';
+        ALTER TABLE resolution_decisions ADD COLUMN sensitivity TEXT NOT NULL DEFAULT 'normal';
+        CREATE TABLE relation_history (
+            id INTEGER PRIMARY KEY,
+            relation_id INTEGER NOT NULL,
+            source_key TEXT NOT NULL,
+            source_type TEXT NOT NULL,
+            source_name TEXT NOT NULL,
+            target_key TEXT NOT NULL,
+            target_type TEXT NOT NULL,
+            target_name TEXT NOT NULL,
+            type TEXT NOT NULL,
+            reason TEXT,
+            source_doc_path TEXT,
+            confidence TEXT NOT NULL,
+            origin TEXT NOT NULL,
+            strength INTEGER NOT NULL,
+            inferred INTEGER NOT NULL,
+            valid_from TEXT,
+            valid_until TEXT,
+            recorded_at TEXT NOT NULL,
+            superseded_at TEXT NOT NULL,
+            change TEXT NOT NULL CHECK (change IN ('ended', 'edited', 'moved', 'merged', 'removed')),
+            owner TEXT,
+            visibility TEXT NOT NULL DEFAULT 'private',
+            sensitivity TEXT NOT NULL DEFAULT 'normal'
+        ) STRICT;
+        CREATE INDEX relation_history_source ON relation_history (source_key, type);
+        CREATE INDEX relation_history_target ON relation_history (target_key, type);
+        """
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
     m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
-    m013_doc_fts, m014_vector_prints,
+    m013_doc_fts, m014_vector_prints, m015_governance_and_relation_history,
 ]
 
 

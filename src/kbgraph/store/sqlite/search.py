@@ -3,7 +3,9 @@ and the active relations around entities. A mixin of SqliteStore (it uses self.d
 
 from __future__ import annotations
 
+from ...model import Snippet, TextQuery
 from ..base import DocFilter
+from .fts5 import CLOSE, OPEN, match_expression, read_marked
 
 
 class SearchQueries:
@@ -12,7 +14,7 @@ class SearchQueries:
     def chunk_rows(self, chunk_ids: list[int], flt: DocFilter) -> dict[int, dict]:
         """Chunk id -> its document's columns with chunk_id, heading and line, for the chunks whose
         documents pass the filter."""
-        from .store import _DOC_COLUMNS, _doc_filter_sql, _doc_row
+        from .rows import _DOC_COLUMNS, _doc_filter_sql, _doc_row
 
         out: dict[int, dict] = {}
         where, params = _doc_filter_sql(flt)
@@ -27,13 +29,16 @@ class SearchQueries:
                 out[r[11]] = doc
         return out
 
-    def ranked_docs(self, fts_query: str, flt: DocFilter, limit: int) -> list[tuple[int, float]]:
+    def ranked_docs(self, query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, float]]:
         """(document id, BM25 of the whole document, higher better), best first."""
+        if not query.terms:
+            return []
         import sqlite3
 
         from ...errors import StoreError
-        from .store import _doc_filter_sql
+        from .rows import _doc_filter_sql
 
+        fts_query = match_expression(query)
         where, params = _doc_filter_sql(flt)
         if where == "1":
             sql = ("SELECT rowid, bm25(doc_fts, 4.0, 2.0, 1.0) AS rank FROM doc_fts"
@@ -46,12 +51,13 @@ class SearchQueries:
         except sqlite3.OperationalError as exc:
             raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
 
-    def matching_chunks(self, fts_query: str, doc_ids: list[int]) -> set[int]:
-        """The chunks of these documents that match the FTS query. No bm25() here: it reads every
+    def matching_chunks(self, query: TextQuery, doc_ids: list[int]) -> set[int]:
+        """The chunks of these documents that match the query. No bm25() here: it reads every
         term's whole doclist for its statistics (12 ms at 100k chunks for two common words), where a
         match test seeks to the listed rows only (3 ms)."""
-        if not doc_ids:
+        if not doc_ids or not query.terms:
             return set()
+        fts_query = match_expression(query)
         marks = ",".join("?" * len(doc_ids))
         chunk_ids = [r[0] for r in self.db.execute(f"SELECT id FROM chunks WHERE doc_id IN ({marks})", doc_ids)]
         out: set[int] = set()
@@ -70,17 +76,19 @@ class SearchQueries:
         return list(self.db.execute(f"SELECT id, doc_id, text FROM chunks WHERE doc_id IN ({marks})"
                                     " ORDER BY doc_id, ordinal", doc_ids))
 
-    def snippets(self, fts_query: str, chunk_ids: list[int]) -> dict[int, str]:
-        """Chunk id -> its best passage with the matched terms between \\x02 and \\x03, in one query."""
-        if not chunk_ids:
+    def snippets(self, query: TextQuery, chunk_ids: list[int]) -> dict[int, Snippet]:
+        """Chunk id -> its best passage (16 words, `…` where cut) and where the query matched in it,
+        for the chunks that match, in one query."""
+        if not chunk_ids or not query.terms:
             return {}
         marks = ",".join("?" * len(chunk_ids))
-        return dict(self.db.execute(
-            f"SELECT rowid, snippet(chunk_fts, 2, char(2), char(3), '…', 16) FROM chunk_fts"
-            f" WHERE chunk_fts MATCH ? AND rowid IN ({marks})", [fts_query, *chunk_ids]))
+        rows = self.db.execute(
+            f"SELECT rowid, snippet(chunk_fts, 2, ?, ?, '…', 16) FROM chunk_fts"
+            f" WHERE chunk_fts MATCH ? AND rowid IN ({marks})", [OPEN, CLOSE, match_expression(query), *chunk_ids])
+        return {chunk_id: read_marked(marked) for chunk_id, marked in rows}
 
     def docs_passing(self, doc_ids: list[int], flt: DocFilter) -> set[int]:
-        from .store import _doc_filter_sql
+        from .rows import _doc_filter_sql
 
         where, params = _doc_filter_sql(flt)
         out: set[int] = set()
@@ -94,7 +102,7 @@ class SearchQueries:
     def docs_mentioning(self, entity_ids: list[int], flt: DocFilter, limit: int = 2000) -> list[tuple]:
         """(doc id, entity id, mentions, first chunk id, is the entity's page) for documents that mention
         or are the page of the entities, filters applied; most mentioned first."""
-        from .store import _doc_filter_sql
+        from .rows import _doc_filter_sql
 
         if not entity_ids:
             return []
@@ -205,13 +213,13 @@ class SearchQueries:
         marks = ",".join("?" * len(chunk_ids))
         return dict(self.db.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", chunk_ids))
 
-    def doc_matches(self, fts_query: str, doc_id: int) -> bool:
-        """Whether the document (its title, headings or text) matches the FTS query."""
-        return self.db.execute("SELECT 1 FROM doc_fts WHERE doc_fts MATCH ? AND rowid = ?",
-                               (fts_query, doc_id)).fetchone() is not None
+    def doc_matches(self, query: TextQuery, doc_id: int) -> bool:
+        """Whether the document (its title, headings or text) matches the query."""
+        return bool(query.terms) and self.db.execute("SELECT 1 FROM doc_fts WHERE doc_fts MATCH ? AND rowid = ?",
+                                                     (match_expression(query), doc_id)).fetchone() is not None
 
     def doc_passes(self, doc_id: int, flt: DocFilter) -> bool:
-        from .store import _doc_filter_sql
+        from .rows import _doc_filter_sql
 
         where, params = _doc_filter_sql(flt)
         return self.db.execute(f"SELECT 1 FROM documents d WHERE d.id = ? AND {where}",

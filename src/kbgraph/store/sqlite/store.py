@@ -13,8 +13,10 @@ from typing import Iterator
 
 from ...errors import StoreError
 from ...model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
-from ..base import DocFilter, DocState
+from ...access import Access
+from ..base import DocFilter, DocState, EntityName, EntitySync, RelationVersion
 from .migrations import apply_migrations
+from .rows import access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
 from .resolution import ResolutionQueries
 from .search import SearchQueries
@@ -24,7 +26,6 @@ INDEX_DIR = ".kbgraph"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_MS = 10_000  # a writer waits this long for another's transaction before "database is locked"
 
-_DOC_COLUMNS = "d.id, d.path, d.title, d.kind, d.date, d.tags, d.size, d.mtime, d.indexed_at, d.owner, d.visibility"
 
 
 def _connect(target: str) -> sqlite3.Connection:
@@ -86,7 +87,7 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         if not create and not db_path.exists():
             from ...errors import NotFound
 
-            raise NotFound(f"{vault_root} has not been indexed yet; run `kbg index` first")
+            raise NotFound(f"{vault_root} has not been indexed yet", hint="index the vault first")
         try:
             index_dir.mkdir(exist_ok=True)
         except OSError as exc:
@@ -102,11 +103,12 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                 db.execute("PRAGMA journal_mode = WAL")  # kept in the file: later connections inherit it
             apply_migrations(db)
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"cannot open the index {path}: {exc}; try again when no other kbg is writing") from exc
+            raise StoreError(f"cannot open the index {path}: {exc}",
+                             hint="try again when no other process is writing to it") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(
-                f"cannot open the index {path}: {exc}; `kbg export` what you can, then move .kbgraph aside "
-                "and run `kbg index` (relations you asserted live only in the index and the pages)"
+                f"cannot open the index {path}: {exc}", hint="export what you can, then move .kbgraph aside "
+                "and index the vault (relations you asserted live only in the index and the pages)"
             ) from exc
         return cls(db, path, target)
 
@@ -280,13 +282,9 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             for r in rows
         ]
 
-    def sync_entities(self, records: list[EntityRecord], now: str, redirects: dict[str, str] | None = None,
-                      symmetric: frozenset[str] = frozenset()) -> dict[str, int]:
-        """Make the entities table equal to records (ids kept by key); returns key -> id.
-
-        redirects (old key -> key) says where an entity that disappears went (its name now
-        belongs to another entity): its relations move there instead of being deleted with it.
-        """
+    def sync_entities(self, records: list[EntityRecord], names: list[EntityName], now: str) -> EntitySync:
+        """Write records (ids kept by key) and replace every entity's names; the entities no record
+        keeps are returned, not deleted: the caller moves what must outlive them, then delete_entities."""
         db = self.db
         existing = {
             r[0]: (r[1], r[2], r[3], r[4], r[5], r[6])
@@ -312,26 +310,24 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                         (rec.type, rec.name, aliases, rec.page_doc_id, attributes, now, entity_id),
                     )
             ids[rec.key] = entity_id
-        for key, old in existing.items():
-            target = (redirects or {}).get(key)
-            if target in ids and ids[target] != old[0]:
-                self.move_relations(old[0], ids[target], now, symmetric)
-        gone = [(old[0],) for old in existing.values()]
-        db.executemany("DELETE FROM entities WHERE id = ?", gone)
         db.execute("DELETE FROM entity_pages")
         db.executemany(
             "INSERT OR IGNORE INTO entity_pages (doc_id, entity_id) VALUES (?, ?)",
             [(doc_id, ids[rec.key]) for rec in records for doc_id in rec.page_docs],
         )
         db.execute("DELETE FROM entity_names")
-        from ...entities.names import loose_key, name_key
-
         db.executemany(
             "INSERT OR IGNORE INTO entity_names (entity_id, key, name, kind, loose) VALUES (?, ?, ?, ?, ?)",
-            [(ids[rec.key], name_key(surface), surface, kind, loose_key(surface))
-             for rec in records for surface, kind in rec.forms],
+            [(ids[n.entity_key], n.key, n.surface, n.kind, n.loose) for n in names],
         )
-        return ids
+        return EntitySync(ids, {key: old[0] for key, old in existing.items()})
+
+    def delete_entities(self, entity_ids: list[int], now: str) -> None:
+        """Remove entities; the relations that go with them are kept in history as removed."""
+        for entity_id in entity_ids:
+            self._record_history("(r.source_id = ? OR r.target_id = ?)", [entity_id, entity_id], now, "removed",
+                                 ended=False)
+        self.db.executemany("DELETE FROM entities WHERE id = ?", [(i,) for i in entity_ids])
 
     def entity_ids_by_key(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT key, id FROM entities"))
@@ -500,6 +496,12 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                  rel.get("owner"), rel.get("visibility", "private")),
             )
         else:
+            changed = ((rel.get("reason") is not None and rel.get("reason") != existing["reason"])
+                       or rel.get("valid_until") != existing["valid_until"]
+                       or rel.get("origin", existing["origin"]) != existing["origin"]
+                       or rel.get("confidence", existing["confidence"]) != existing["confidence"])
+            if changed:
+                self._record_history("r.id = ?", [existing["id"]], rel.get("updated_at") or now, "edited", ended=False)
             self.db.execute(
                 "UPDATE relations SET reason = coalesce(?, reason), source_doc_id = coalesce(?, source_doc_id),"
                 " source_doc_path = coalesce(?, source_doc_path), valid_until = ?, updated_at = ?,"
@@ -514,6 +516,8 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
     def set_page_origin(self, relation_id: int, reason: str | None, valid_until: str | None, origin_doc_id: int,
                         now: str) -> None:
         """Make a relation the page line's: its reason and valid_until exactly as the line says."""
+        self._record_history("r.id = ? AND (r.reason IS NOT ? OR r.valid_until IS NOT ? OR r.origin != 'page')",
+                             [relation_id, reason, valid_until], now, "edited", ended=False)
         self.db.execute(
             "UPDATE relations SET reason = ?, valid_until = ?, origin = 'page', origin_doc_id = ?, updated_at = ?,"
             " source_doc_id = coalesce(source_doc_id, ?) WHERE id = ?",
@@ -543,14 +547,21 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         return rows[0] if rows else None
 
     def repoint_relation(self, relation_id: int, source_id: int, target_id: int, now: str) -> None:
+        self._record_history("r.id = ?", [relation_id], now, "moved", ended=False)
         self.db.execute("UPDATE relations SET source_id = ?, target_id = ?, updated_at = ? WHERE id = ?",
                         (source_id, target_id, now, relation_id))
 
     def reduce_strength(self, relation_id: int, by: int) -> None:
         self.db.execute("UPDATE relations SET strength = max(1, strength - ?) WHERE id = ?", (by, relation_id))
 
-    def delete_relation(self, relation_id: int) -> None:
-        self.db.execute("DELETE FROM relations WHERE id = ?", (relation_id,))
+    def absorb_relation(self, relation_id: int, strength: int, created_at: str, reason: str | None,
+                        now: str) -> None:
+        """Fold a twin's evidence into a relation: strengths add, the earlier creation stays, a reason fills a gap."""
+        self.db.execute(
+            "UPDATE relations SET strength = strength + ?, created_at = min(created_at, ?),"
+            " reason = coalesce(reason, ?), updated_at = ? WHERE id = ?",
+            (strength, created_at, reason, now, relation_id),
+        )
 
     def relations_from(self, entity_id: int, direction: str, type_name: str | None, active_on: str | None,
                        limit: int | None) -> list[dict]:
@@ -594,19 +605,121 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         # A page that was deleted leaves origin_doc_id NULL: its relations are still the pages' to drop.
         return self._relation_rows("r.origin = 'page'", [])
 
-    def _relation_rows(self, where: str, params: list) -> list[dict]:
+    def _relation_rows(self, where: str, params: list, access: Access | None = None) -> list[dict]:
+        if access is not None:  # the reader's filter, on the relation and on both of its ends
+            for alias in ("r", "s", "t"):
+                clause, extra = access_sql(alias, access)
+                where, params = f"{where} AND {clause}", [*params, *extra]
         sql = (
             "SELECT r.id, r.source_id, s.name, s.type, r.target_id, t.name, t.type, r.type, r.reason,"
             " coalesce(sd.path, r.source_doc_path), r.confidence, r.origin, r.origin_doc_id, od.path,"
-            " r.created_at, r.updated_at, r.valid_until, r.strength, r.inferred, r.owner, r.visibility"
+            " r.created_at, r.updated_at, r.valid_until, r.strength, r.inferred, r.owner, r.visibility,"
+            " r.sensitivity, r.valid_from"
             " FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
             " LEFT JOIN documents sd ON sd.id = r.source_doc_id LEFT JOIN documents od ON od.id = r.origin_doc_id"
             f" WHERE {where} ORDER BY r.type, s.name, t.name"
         )
-        keys = ("id", "source_id", "source", "source_type", "target_id", "target", "target_type", "type", "reason",
-                "source_doc", "confidence", "origin", "origin_doc_id", "origin_doc", "created_at", "updated_at",
-                "valid_until", "strength", "inferred", "owner", "visibility")
-        return [dict(zip(keys, row)) for row in self.db.execute(sql, params)]
+        return [dict(zip(_RELATION_KEYS, row)) for row in self.db.execute(sql, params)]
+
+    # relation history: nothing a user asserted is hard-deleted; a version that stops is kept here
+
+    def _record_history(self, where: str, params: list, now: str, change: str, ended: bool) -> None:
+        """Copy the relations matching where into relation_history as superseded at now. ended: the
+        relation stopped being true now (its valid_until becomes now's date, unless it ended earlier)."""
+        until = "min(coalesce(r.valid_until, substr(?, 1, 10)), substr(?, 1, 10))" if ended else "r.valid_until"
+        self.db.execute(
+            "INSERT INTO relation_history (relation_id, source_key, source_type, source_name, target_key,"
+            " target_type, target_name, type, reason, source_doc_path, confidence, origin, strength, inferred,"
+            " valid_from, valid_until, recorded_at, superseded_at, change, owner, visibility, sensitivity)"
+            f" SELECT r.id, s.key, s.type, s.name, t.key, t.type, t.name, r.type, r.reason,"
+            f" coalesce(sd.path, r.source_doc_path), r.confidence, r.origin, r.strength, r.inferred, r.valid_from,"
+            f" {until}, {_VERSION_START}, ?, ?, r.owner, r.visibility, r.sensitivity"
+            " FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+            f" LEFT JOIN documents sd ON sd.id = r.source_doc_id WHERE {where}",
+            [*([now, now] if ended else []), now, change, *params],
+        )
+
+    def end_relation(self, relation_id: int, now: str, change: str = "ended") -> None:
+        """The relation stops: its last version goes to history (valid until now, superseded now), and it
+        leaves the current relations. change: ended (unrelated, or its page line removed) or merged."""
+        self._record_history("r.id = ?", [relation_id], now, change, ended=change == "ended")
+        self.db.execute("DELETE FROM relations WHERE id = ?", (relation_id,))
+
+    def relations_as_of(self, access: Access, entity_id: int, direction: str, type_name: str | None,
+                        valid_at: str, known_at: str | None = None) -> list[RelationVersion]:
+        """An entity's relations true on valid_at (a date), as kbgraph knew them at known_at (a timestamp;
+        None: now). A version is true from valid_from (unknown: from when it was recorded) to valid_until."""
+        column = "source" if direction == "out" else "target"
+        key = self.db.execute("SELECT key FROM entities WHERE id = ?", (entity_id,)).fetchone()
+        if key is None:
+            return []
+        known = known_at or "9999"
+        clause, params = access_sql("h", access)
+        type_clause = "AND h.type = ?" if type_name else ""
+        type_params = [type_name] if type_name else []
+        sql = f"""
+            WITH versions AS (
+                SELECT r.id AS relation_id, s.key AS source_key, s.type AS source_type, s.name AS source_name,
+                       t.key AS target_key, t.type AS target_type, t.name AS target_name, r.type, r.reason,
+                       r.valid_from, r.valid_until, {_VERSION_START} AS recorded_at, NULL AS superseded_at,
+                       'current' AS change, r.owner, r.visibility, r.sensitivity, r.created_at AS first_recorded
+                FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id
+                UNION ALL
+                SELECT relation_id, source_key, source_type, source_name, target_key, target_type, target_name,
+                       type, reason, valid_from, valid_until, recorded_at, superseded_at, change, owner, visibility,
+                       sensitivity, (SELECT min(x.recorded_at) FROM relation_history x
+                                     WHERE x.relation_id = relation_history.relation_id) AS first_recorded
+                FROM relation_history WHERE change IN ('ended', 'removed', 'edited')
+            )
+            SELECT * FROM versions h
+            WHERE h.{column}_key = ? {type_clause} AND {clause}
+              AND coalesce(h.valid_from, substr(h.first_recorded, 1, 10)) <= ?
+              AND (h.valid_until IS NULL OR h.valid_until >= ?)
+              AND h.recorded_at <= ? AND (h.superseded_at IS NULL OR h.superseded_at > ?)
+            ORDER BY h.type, h.source_name, h.target_name
+        """
+        rows = self.db.execute(sql, [key[0], *type_params, *params, valid_at, valid_at, known, known])
+        return [_relation_version(row) for row in rows]
+
+    def relation_history(self, access: Access, entity_id: int | None = None) -> list[RelationVersion]:
+        """Every superseded version (of relations touching entity_id, or all), oldest change first."""
+        clause, params = access_sql("h", access)
+        where = clause
+        if entity_id is not None:
+            key = self.db.execute("SELECT key FROM entities WHERE id = ?", (entity_id,)).fetchone()
+            if key is None:
+                return []
+            where += " AND (h.source_key = ? OR h.target_key = ?)"
+            params += [key[0], key[0]]
+        rows = self.db.execute(
+            "SELECT relation_id, source_key, source_type, source_name, target_key, target_type, target_name, type,"
+            " reason, valid_from, valid_until, recorded_at, superseded_at, change, owner, visibility, sensitivity"
+            f" FROM relation_history h WHERE {where} ORDER BY h.superseded_at, h.id", params)
+        return [_relation_version((*row, None)) for row in rows]
+
+    def history_rows(self) -> list[dict]:
+        """relation_history as stored, for export."""
+        cursor = self.db.execute("SELECT * FROM relation_history ORDER BY id")
+        names = [c[0] for c in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
+
+    def restore_history(self, rows: list[dict]) -> int:
+        """Add exported history rows not present yet (same relation, version and change); returns how many."""
+        added = 0
+        for row in rows:
+            values = {k: row.get(k) for k in _HISTORY_COLUMNS}
+            present = self.db.execute(
+                "SELECT 1 FROM relation_history WHERE source_key = ? AND target_key = ? AND type = ?"
+                " AND recorded_at = ? AND superseded_at = ? AND change = ?",
+                (values["source_key"], values["target_key"], values["type"], values["recorded_at"],
+                 values["superseded_at"], values["change"])).fetchone()
+            if present:
+                continue
+            self.db.execute(
+                f"INSERT INTO relation_history ({', '.join(_HISTORY_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(_HISTORY_COLUMNS))})", [values[k] for k in _HISTORY_COLUMNS])
+            added += 1
+        return added
 
     def page_relation_lines(self) -> list[dict]:
         rows = self.db.execute(
@@ -659,42 +772,6 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             (merge.from_key, merge.from_type, merge.from_name, merge.into_key, merge.into_type, merge.into_name,
              json.dumps(moved_relations), now),
         )
-
-    def move_relations(self, from_id: int, into_id: int, now: str, symmetric: frozenset[str] = frozenset()) -> dict:
-        """Re-point every relation of from_id at into_id: duplicates collapse (strength adds up,
-        the earliest creation date stays), and what would relate into_id to itself is dropped.
-
-        Returns moved (ids), collapsed (count), self_loops_dropped (rows), and undo: what an unmerge
-        needs to give the relations back (which ends of each moved row were from_id; the rows that
-        collapsed into a twin or were dropped, as they were)."""
-        moved, collapsed, dropped, undo = [], 0, [], {"moved": [], "collapsed": [], "dropped": []}
-        for row in self.relations_touching(from_id):
-            ends = [end for end in ("source", "target") if row[f"{end}_id"] == from_id]
-            source = into_id if row["source_id"] == from_id else row["source_id"]
-            target = into_id if row["target_id"] == from_id else row["target_id"]
-            if row["type"] in symmetric and source > target:
-                source, target = target, source  # one row for both directions, lower id first
-            if source == target:
-                dropped.append(row)
-                undo["dropped"].append({**_undo_row(row), "ends": ends})
-                self.delete_relation(row["id"])
-                continue
-            twin = self.get_relation(source, target, row["type"])
-            if twin is not None:
-                self.db.execute(
-                    "UPDATE relations SET strength = strength + ?, created_at = min(created_at, ?),"
-                    " reason = coalesce(reason, ?), updated_at = ? WHERE id = ?",
-                    (row["strength"], row["created_at"], row["reason"], now, twin["id"]),
-                )
-                undo["collapsed"].append({**_undo_row(row), "ends": ends, "twin": twin["id"]})
-                self.delete_relation(row["id"])
-                collapsed += 1
-                continue
-            self.db.execute("UPDATE relations SET source_id = ?, target_id = ?, updated_at = ? WHERE id = ?",
-                            (source, target, now, row["id"]))
-            moved.append(row["id"])
-            undo["moved"].append({"id": row["id"], "ends": ends})
-        return {"moved": moved, "collapsed": collapsed, "self_loops_dropped": dropped, "undo": undo}
 
     def entity_activity(self) -> list[dict]:
         """Per entity: when it was last updated and last mentioned (document date, else file time)."""
@@ -892,77 +969,6 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         }
 
 
-def _grouped(cursor):
-    """A reader of rows (doc_id, ...) ordered by doc_id: call it with ascending doc ids to get each group."""
-    pending = [next(cursor, None)]
-
-    def take(doc_id: int) -> list[tuple]:
-        rows = []
-        while pending[0] is not None and pending[0][0] <= doc_id:
-            if pending[0][0] == doc_id:
-                rows.append(pending[0][1:])
-            pending[0] = next(cursor, None)
-        return rows
-
-    return take
-
-
-_ENTITY_COLUMNS = (
-    "e.id, e.type, e.name, e.aliases, d.path, e.attributes, e.mention_count, e.tier, e.status"
-)
-
-
-def _entity_row(r) -> Entity:
-    return Entity(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4], json.loads(r[5]), r[6], r[7], r[8])
-
-
-def _doc_row(r) -> dict:
-    return {
-        "id": r[0], "path": r[1], "title": r[2], "kind": r[3], "date": r[4], "tags": json.loads(r[5]),
-        "size": r[6], "mtime": r[7], "indexed_at": r[8], "owner": r[9], "visibility": r[10],
-    }
-
-
-def _doc_filter_sql(flt: DocFilter) -> tuple[str, list]:
-    clauses, params = ["1"], []
-    if flt.kinds:
-        clauses.append(f"d.kind IN ({','.join('?' * len(flt.kinds))})")
-        params.extend(flt.kinds)
-    if flt.path_prefix:
-        clauses.append("(d.path = ? OR substr(d.path, 1, ?) = ? OR d.path GLOB ?)")
-        prefix = flt.path_prefix.rstrip("/")
-        params.extend([prefix, len(prefix) + 1, prefix + "/", flt.path_prefix])
-    if flt.date_from:
-        clauses.append("d.date >= ?")
-        params.append(flt.date_from)
-    if flt.date_to:
-        clauses.append("d.date <= ?")
-        params.append(flt.date_to)
-    for tag in flt.tags:
-        clauses.append("EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id AND t.tag = ?)")
-        params.append(tag)
-    return " AND ".join(clauses), params
-
-
-def _suggestion_row(row: dict) -> dict:
-    """A suggestion end not known yet is stored as "type:name": it reads as that name and type, id None,
-    with new_source / new_target set."""
-    for end in ("source", "target"):
-        row[f"new_{end}"] = row[f"{end}_id"] is None
-        if row[f"new_{end}"]:
-            row[f"{end}_type"], _, row[end] = row[end].partition(":")
-    return row
-
-
-_UNDO_KEYS = ("source_id", "target_id", "type", "reason", "confidence", "origin", "origin_doc_id", "created_at",
-              "updated_at", "valid_until", "strength", "inferred", "owner", "visibility")
-
-
-def _undo_row(row: dict) -> dict:
-    """A relation row as restore_relation() takes it back."""
-    return {**{k: row.get(k) for k in _UNDO_KEYS}, "source_doc_path": row.get("source_doc")}
-
-
 def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
     """(headings, body) that doc_fts holds for a document, or None when it has no chunk (and no row):
     its chunks' distinct heading paths and texts in order, as stored, so that a delete matches."""
@@ -974,3 +980,23 @@ def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
             headings.append(heading)
         texts.append(text)
     return ("\n".join(headings), "\n".join(texts)) if texts else None
+
+
+# When the current version of relation r began to be recorded: when the one before it was superseded.
+_VERSION_START = ("coalesce((SELECT max(x.superseded_at) FROM relation_history x WHERE x.relation_id = r.id),"
+                  " r.created_at)")
+_RELATION_KEYS = ("id", "source_id", "source", "source_type", "target_id", "target", "target_type", "type", "reason",
+                  "source_doc", "confidence", "origin", "origin_doc_id", "origin_doc", "created_at", "updated_at",
+                  "valid_until", "strength", "inferred", "owner", "visibility", "sensitivity", "valid_from")
+_HISTORY_COLUMNS = ("relation_id", "source_key", "source_type", "source_name", "target_key", "target_type",
+                    "target_name", "type", "reason", "source_doc_path", "confidence", "origin", "strength",
+                    "inferred", "valid_from", "valid_until", "recorded_at", "superseded_at", "change", "owner",
+                    "visibility", "sensitivity")
+
+
+def _relation_version(row) -> RelationVersion:
+    return RelationVersion(
+        relation_id=row[0], source_key=row[1], source_type=row[2], source=row[3], target_key=row[4],
+        target_type=row[5], target=row[6], type=row[7], reason=row[8], valid_from=row[9], valid_until=row[10],
+        recorded_at=row[11], superseded_at=row[12], change=row[13], owner=row[14], visibility=row[15],
+        sensitivity=row[16])

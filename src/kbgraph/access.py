@@ -1,0 +1,56 @@
+"""Who is asking: a principal, the visibilities it may read, and the highest sensitivity it may read.
+
+Every read of the store takes an Access and filters inside the query, before any LIMIT or top-k.
+Single-user mode passes LOCAL, which sees everything, through the very same filter.
+
+A row is readable when its sensitivity is at most the access's highest, and either its visibility is
+one the access may read or the principal owns it. A sensitivity the levels do not name (a typo in
+frontmatter) counts as the highest: unknown means careful.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VISIBILITIES = ("private", "team", "public")
+SENSITIVITIES = ("normal", "internal", "confidential", "restricted")  # lowest first
+
+
+def sensitivity_rank(value: str | None) -> int:
+    """The level's place in SENSITIVITIES; an unknown level is the highest."""
+    return SENSITIVITIES.index(value) if value in SENSITIVITIES else len(SENSITIVITIES) - 1
+
+
+@dataclass(frozen=True)
+class Access:
+    """A reader of the store. Build one with Access.of(); LOCAL is the single user's."""
+
+    principal: str
+    visibilities: frozenset[str]
+    max_sensitivity: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.principal, str) or not self.principal:
+            raise ValueError("an access needs a principal")
+        unknown = set(self.visibilities) - set(VISIBILITIES)
+        if unknown:
+            raise ValueError(f"unknown visibility {sorted(unknown)[0]!r}; known: {', '.join(VISIBILITIES)}")
+        if self.max_sensitivity not in SENSITIVITIES:
+            raise ValueError(f"unknown sensitivity {self.max_sensitivity!r}; known: {', '.join(SENSITIVITIES)}")
+
+    @classmethod
+    def of(cls, principal: str, visibilities=("public",), max_sensitivity: str = "normal") -> "Access":
+        return cls(principal, frozenset(visibilities), max_sensitivity)
+
+    @property
+    def max_rank(self) -> int:
+        return SENSITIVITIES.index(self.max_sensitivity)
+
+    def may_read(self, owner: str | None, visibility: str | None, sensitivity: str | None) -> bool:
+        """The rule every backend's query applies; stated once here for tests and for values in memory."""
+        if sensitivity_rank(sensitivity) > self.max_rank:
+            return False
+        return visibility in self.visibilities or (owner is not None and owner == self.principal)
+
+
+LOCAL = Access("local", frozenset(VISIBILITIES), SENSITIVITIES[-1])

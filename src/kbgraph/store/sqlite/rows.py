@@ -1,0 +1,89 @@
+"""Reading rows into values and filters into SQL: shared by the SQLite store and its query mixins."""
+
+from __future__ import annotations
+
+import json
+
+from ...access import SENSITIVITIES, Access
+from ...errors import ForeignAccess
+from ...model import Entity
+from ..base import DocFilter
+
+_DOC_COLUMNS = "d.id, d.path, d.title, d.kind, d.date, d.tags, d.size, d.mtime, d.indexed_at, d.owner, d.visibility"
+
+
+def _grouped(cursor):
+    """A reader of rows (doc_id, ...) ordered by doc_id: call it with ascending doc ids to get each group."""
+    pending = [next(cursor, None)]
+
+    def take(doc_id: int) -> list[tuple]:
+        rows = []
+        while pending[0] is not None and pending[0][0] <= doc_id:
+            if pending[0][0] == doc_id:
+                rows.append(pending[0][1:])
+            pending[0] = next(cursor, None)
+        return rows
+
+    return take
+
+
+_ENTITY_COLUMNS = (
+    "e.id, e.type, e.name, e.aliases, d.path, e.attributes, e.mention_count, e.tier, e.status"
+)
+
+
+def _entity_row(r) -> Entity:
+    return Entity(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4], json.loads(r[5]), r[6], r[7], r[8])
+
+
+def _doc_row(r) -> dict:
+    return {
+        "id": r[0], "path": r[1], "title": r[2], "kind": r[3], "date": r[4], "tags": json.loads(r[5]),
+        "size": r[6], "mtime": r[7], "indexed_at": r[8], "owner": r[9], "visibility": r[10],
+    }
+
+
+def _doc_filter_sql(flt: DocFilter) -> tuple[str, list]:
+    clauses, params = ["1"], []
+    if flt.kinds:
+        clauses.append(f"d.kind IN ({','.join('?' * len(flt.kinds))})")
+        params.extend(flt.kinds)
+    if flt.path_prefix:
+        clauses.append("(d.path = ? OR substr(d.path, 1, ?) = ? OR d.path GLOB ?)")
+        prefix = flt.path_prefix.rstrip("/")
+        params.extend([prefix, len(prefix) + 1, prefix + "/", flt.path_prefix])
+    if flt.date_from:
+        clauses.append("d.date >= ?")
+        params.append(flt.date_from)
+    if flt.date_to:
+        clauses.append("d.date <= ?")
+        params.append(flt.date_to)
+    for tag in flt.tags:
+        clauses.append("EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id AND t.tag = ?)")
+        params.append(tag)
+    return " AND ".join(clauses), params
+
+
+def _suggestion_row(row: dict) -> dict:
+    """A suggestion end not known yet is stored as "type:name": it reads as that name and type, id None,
+    with new_source / new_target set."""
+    for end in ("source", "target"):
+        row[f"new_{end}"] = row[f"{end}_id"] is None
+        if row[f"new_{end}"]:
+            row[f"{end}_type"], _, row[end] = row[end].partition(":")
+    return row
+
+
+_RANK_CASES = " ".join(f"WHEN '{level}' THEN {rank}" for rank, level in enumerate(SENSITIVITIES))
+_UNKNOWN_RANK = len(SENSITIVITIES) - 1
+
+
+def access_sql(alias: str, access: Access) -> tuple[str, list]:
+    """The WHERE clause (and its parameters) that keeps rows of alias the access may read: the rule of
+    kbgraph.access, applied inside the query so that it holds before any LIMIT."""
+    if not isinstance(access, Access):
+        raise ForeignAccess(f"a store read needs a kbgraph.access.Access, not {type(access).__name__}")
+    visibilities = sorted(access.visibilities)
+    clause = (f"(CASE {alias}.sensitivity {_RANK_CASES} ELSE {_UNKNOWN_RANK} END <= ?"
+              f" AND ({alias}.visibility IN ({','.join('?' * len(visibilities))}) OR {alias}.owner = ?))")
+    return clause, [access.max_rank, *visibilities, access.principal]
