@@ -17,6 +17,8 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 test: $(VENV)/.installed
+	@# The store contract is typed: a call to a method Store lacks fails here, before any test runs.
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 demo: $(VENV)/.installed

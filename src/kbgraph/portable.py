@@ -15,6 +15,7 @@ from .entities.assemble import entity_key
 from .errors import InvalidInput
 from .model import Merge, as_dict
 from .relations.records import now_iso, parse_valid_until
+from .store.base import Store
 
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
@@ -28,7 +29,7 @@ _RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origi
                   "valid_until", "strength", "inferred", "owner", "visibility")
 
 
-def export_data(store, symmetric: frozenset[str] = frozenset()) -> dict:
+def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
     relations = []
     for r in store.relations_of_type(None):
         ends = [{"type": r["source_type"], "name": r["source"]}, {"type": r["target_type"], "name": r["target"]}]
@@ -170,7 +171,7 @@ def import_data(ws, data: dict) -> dict:
             "decisions": len(decisions)}
 
 
-def _restore_resolution(store, unlinks: list[dict], decisions: list[dict], now: str) -> None:
+def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict], now: str) -> None:
     """Unlinks are added; decisions already in the log (same pair, outcome and time) are not repeated."""
     for u in unlinks:
         store.add_unlink(entity_key(u["entity"]["type"], u["entity"]["name"]), u["entity"]["name"], u["doc_path"],
@@ -232,7 +233,7 @@ def _valid_entity(index: int, item: object, entity_types) -> dict:
     return item
 
 
-def _end_id(store, ids: dict[str, int], end: dict) -> int:
+def _end_id(store: Store, ids: dict[str, int], end: dict) -> int:
     """A relation end's id in this vault: by its key, else by the name as an alias or merged name."""
     from .entities.lookup import find_entity
 
@@ -240,7 +241,7 @@ def _end_id(store, ids: dict[str, int], end: dict) -> int:
     return entity_id if entity_id is not None else find_entity(store, end["name"], end["type"]).id
 
 
-def _known(store, end: dict) -> bool:
+def _known(store: Store, end: dict) -> bool:
     from .errors import NotFound
     from .entities.lookup import find_entity
 

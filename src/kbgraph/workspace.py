@@ -9,13 +9,14 @@ from pathlib import Path
 from .config import CONFIG_NAME, DEFAULT_TEMPLATE, Config, load_config
 from .errors import InvalidInput
 from .ingest.vault import INDEX_DIR, find_vault
+from .store.base import Store
 
 
 @dataclass
 class Workspace:
     root: Path
     config: Config
-    store: object
+    store: Store
 
     @classmethod
     def open(cls, vault: str | None = None, create: bool = False) -> "Workspace":

@@ -8,6 +8,7 @@ from ..documents.views import resolve_target
 from ..errors import InvalidInput
 from .edges import PARENT_SCORE, RELATION_TYPES, SIBLING_SCORE, STORED_TYPES
 from .structure import folder_of, index_candidates
+from ..store.base import Store
 
 INDEX_EXTENSIONS = (".md", ".markdown")
 
@@ -28,7 +29,7 @@ class DocRelation:
     derived: bool  # computed from paths when read (parent, sibling), not stored by indexing
 
 
-def doc_relations(store, path: str, type: str | None = None) -> list[DocRelation]:  # noqa: A002
+def doc_relations(store: Store, path: str, type: str | None = None) -> list[DocRelation]:  # noqa: A002
     """Every relation of the document at path (or `12` / `#12`, a document id), best first.
 
     Outgoing (direction "out") and incoming ("in") stored relations, parents (out) and, for an index
@@ -38,7 +39,7 @@ def doc_relations(store, path: str, type: str | None = None) -> list[DocRelation
     return relations_of(store, path, type)[1]
 
 
-def relations_of(store, target: str, type_name: str | None = None) -> tuple[dict, list[DocRelation]]:
+def relations_of(store: Store, target: str, type_name: str | None = None) -> tuple[dict, list[DocRelation]]:
     """(the document, its relations): doc_relations with the document it resolved."""
     if type_name is not None and type_name not in RELATION_TYPES:
         raise InvalidInput(f"unknown relation type {type_name!r}; use one of: {', '.join(RELATION_TYPES)}")
@@ -62,7 +63,7 @@ def _stored(row: dict) -> DocRelation:
                        row["line"], row["other_line"], row["evidence"], False)
 
 
-def _by_path(store, doc: dict) -> list[DocRelation]:
+def _by_path(store: Store, doc: dict) -> list[DocRelation]:
     """Parents (each folder above, as its index note or a folder pseudo-node), an index note's children,
     and siblings. See docgraph.structure for the rules."""
     path = doc["path"]
@@ -86,7 +87,7 @@ def _by_path(store, doc: dict) -> list[DocRelation]:
     return out
 
 
-def _children(store, folder: str, note_path: str) -> list[DocRelation]:
+def _children(store: Store, folder: str, note_path: str) -> list[DocRelation]:
     """What the index note of folder stands above: its documents and its subfolders."""
     out = [DocRelation("parent", "in", PARENT_SCORE, p, title, i, None, None, "in the folder this note indexes", True)
            for i, p, title in store.docs_in_folder(folder) if p != note_path]
@@ -106,7 +107,7 @@ def _folder_end(type_name: str, direction: str, score: float, folder: str, note,
     return DocRelation(type_name, direction, score, folder + "/", None, None, None, None, f"{why}: no index note", True)
 
 
-def _index_notes(store, folders: list[str]) -> dict[str, tuple[str, int, str]]:
+def _index_notes(store: Store, folders: list[str]) -> dict[str, tuple[str, int, str]]:
     """folder -> (path, id, title) of its index note, for the folders that have one."""
     candidates = {f: index_candidates(f, INDEX_EXTENSIONS) for f in folders}
     found = store.docs_at_paths([p for paths in candidates.values() for p in paths])

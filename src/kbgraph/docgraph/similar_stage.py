@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..embed.centroids import group_by_document
 from .similar import similar_references
+from ..store.base import Store
 
 VERSION = "1"  # bump when what is computed changes: every document is compared again
 
@@ -41,7 +42,7 @@ def similar_stage(run) -> None:
     run.progress("similar", len(changed), len(changed))
 
 
-def _edges(store, changed: list[int]) -> list:
+def _edges(store: Store, changed: list[int]) -> list:
     _, docs, matrix = store.vector_matrix()
     _, doc_ids, _, centroids = group_by_document(docs, matrix)
     every = {int(d): centroids[i] for i, d in enumerate(doc_ids)}

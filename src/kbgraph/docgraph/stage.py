@@ -29,6 +29,7 @@ from .edges import LINK_SCORE, MENTION_SCORE, NEAR_DUPLICATE_CAP, Edge
 from .names import NameIndex, Phrases, distinctive, doc_link_keys, doc_names, link_keys, name_words
 from .structure import series_edges, series_key, split_sections
 from .words import Words, read_words
+from ..store.base import Store
 
 VERSION = "1"  # bump when what is computed changes: every document is related again
 MIN_WORDS = 50  # near-duplicates only between documents this long (a SimHash of fewer words is noise)
@@ -80,7 +81,7 @@ class Texts:
         return self.chunk_ids[text][at] if at >= 0 else None
 
 
-def relate(store, changed: list[dict], removed: list[dict], full: bool) -> None:
+def relate(store: Store, changed: list[dict], removed: list[dict], full: bool) -> None:
     ids = [c["id"] for c in changed]
     docs = store.docgraph_names()
     context = _Context(NameIndex(docs), Phrases(docs), {doc_id: path for doc_id, path, _ in docs})
@@ -112,7 +113,7 @@ def relate(store, changed: list[dict], removed: list[dict], full: bool) -> None:
 BATCH_BYTES = 1 << 20  # documents read and analysed together: bounded memory on a vault of any size
 
 
-def _batches(store, ids: list[int]):
+def _batches(store: Store, ids: list[int]):
     """(ids, their chunks) in groups of about BATCH_BYTES of text."""
     sizes = store.doc_sizes(ids)
     batch, total = [], 0
@@ -147,7 +148,7 @@ def fingerprints(changed: list[dict], texts: Texts) -> list[dict]:
     return out
 
 
-def _affected(store, ids: list[int], before: list[dict], after: list[dict], phrases: Phrases) -> tuple[set, set, set]:
+def _affected(store: Store, ids: list[int], before: list[dict], after: list[dict], phrases: Phrases) -> tuple[set, set, set]:
     """The documents whose references, series links and duplicates may have changed."""
     states = before + after
     old_keys, new_keys = ({(s["doc_id"], k) for s in side for k in doc_link_keys(s["path"], s["title"])}
@@ -192,7 +193,7 @@ def _names_to_look_for(before: list[dict], after: list[dict], phrases: Phrases) 
 # --- references -------------------------------------------------------------------------
 
 
-def reference_edges(store, context: _Context, texts: Texts, chunks: dict, keys: dict | None = None) -> list[Edge]:
+def reference_edges(store: Store, context: _Context, texts: Texts, chunks: dict, keys: dict | None = None) -> list[Edge]:
     """references from the documents of texts: links first, then names written out, one per target.
     keys: if given, receives each document's link keys."""
     links = store.docgraph_links(texts.ids)
@@ -238,7 +239,7 @@ def mention_edges(phrases: Phrases, texts: Texts) -> list[Edge]:
 # --- series and duplicates ----------------------------------------------------------------
 
 
-def _series(store, sources: set[int]) -> None:
+def _series(store: Store, sources: set[int]) -> None:
     rows = store.fingerprint_rows(sources)
     members = store.series_members({r["series"] for r in rows.values() if r["series"]})
     edges = [e for key, group in members.items() for e in series_edges(group, key) if e.source in sources]
@@ -246,7 +247,7 @@ def _series(store, sources: set[int]) -> None:
     store.add_doc_relations(edges)
 
 
-def _duplicates(store, sources: set[int]) -> None:
+def _duplicates(store: Store, sources: set[int]) -> None:
     """A copy -> its original (the earlier dated, else the earlier indexed document): each member of a group
     with identical text -> the group's original; then near-duplicates, each pair once."""
     rows = store.fingerprint_rows(sources)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from ..errors import InvalidInput, NotFound
 from ..model import Entity, as_dict
-from ..store.base import DocFilter
+from ..store.base import DocFilter, Store
 
 _TARGET_LINE = re.compile(r"^(.*):(\d+)$")
 
 
-def resolve_target(store, target: str) -> tuple[dict, int | None]:
+def resolve_target(store: Store, target: str) -> tuple[dict, int | None]:
     """A document from a path, `path:LINE`, or a document id (`12` or `#12`); and the line, if given."""
     target = (target or "").strip()
     if not target:
@@ -22,7 +22,7 @@ def resolve_target(store, target: str) -> tuple[dict, int | None]:
         if doc is None:
             doc = store.get_document(path=target)
         if doc is None:
-            raise NotFound(f"no document with id {target}; `kbg list` shows ids")
+            raise NotFound(f"no document with id {target}", param="target", hint="list the documents to see their ids")
         return doc, None
     line = None
     path = target
@@ -32,11 +32,12 @@ def resolve_target(store, target: str) -> tuple[dict, int | None]:
     path = path.removeprefix("./")
     doc = store.get_document(path=path)
     if doc is None:
-        raise NotFound(f"{path!r} is not in the index; check the path (relative to the vault) or run `kbg index`")
+        raise NotFound(f"{path!r} is not in the index", param="target",
+                       hint="check the path (relative to the vault) or index the vault")
     return doc, line
 
 
-def view_document(root: Path, store, target: str) -> dict:
+def view_document(root: Path, store: Store, target: str) -> dict:
     """The document's metadata and text; with a line, the chunk that holds it."""
     doc, line = resolve_target(store, target)
     chunks = store.document_chunks(doc["id"])
@@ -69,16 +70,16 @@ def _current_text(root: Path, doc: dict) -> tuple[str, bool]:
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n"), stale
 
 
-def list_documents(store, flt: DocFilter, limit: int | None = None) -> list[dict]:
+def list_documents(store: Store, flt: DocFilter, limit: int | None = None) -> list[dict]:
     return store.list_documents(flt, limit)
 
 
-def timeline(store, entity: Entity, limit: int | None = None) -> list[dict]:
+def timeline(store: Store, entity: Entity, limit: int | None = None) -> list[dict]:
     """Documents that mention the entity, oldest first (undated ones last)."""
     return store.entity_documents(entity.id, limit)
 
 
-def profile(store, entity: Entity, vocabulary=None, recent: int = 10) -> dict:
+def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10) -> dict:
     """What kbgraph knows of an entity: its record, relations, and where it is mentioned."""
     from ..relations.records import relation_summary
     from ..relations.vocabulary import Vocabulary
@@ -95,8 +96,8 @@ def profile(store, entity: Entity, vocabulary=None, recent: int = 10) -> dict:
     }
 
 
-def parse_date_option(value: str | None, option: str, end: bool = False) -> str | None:
-    """YYYY, YYYY-MM or YYYY-MM-DD -> an inclusive ISO date bound."""
+def parse_date_option(value: str | None, param: str, end: bool = False) -> str | None:
+    """YYYY, YYYY-MM or YYYY-MM-DD -> an inclusive ISO date bound; errors name `param`."""
     if value is None:
         return None
     import calendar
@@ -104,7 +105,7 @@ def parse_date_option(value: str | None, option: str, end: bool = False) -> str 
 
     match = re.fullmatch(r"(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", value.strip())
     if not match:
-        raise InvalidInput(f"{option} {value!r}: use YYYY-MM-DD (or YYYY-MM, YYYY)")
+        raise InvalidInput(f"`{param}` {value!r}: use YYYY-MM-DD (or YYYY-MM, YYYY)", param=param)
     year, month, day = match.group(1), match.group(2), match.group(3)
     try:
         y = int(year)
@@ -112,4 +113,4 @@ def parse_date_option(value: str | None, option: str, end: bool = False) -> str 
         d = int(day) if day else (calendar.monthrange(y, m)[1] if end else 1)
         return dt.date(y, m, d).isoformat()
     except ValueError:
-        raise InvalidInput(f"{option} {value!r} is not a real date") from None
+        raise InvalidInput(f"`{param}` {value!r} is not a real date", param=param) from None

@@ -19,6 +19,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -160,7 +161,7 @@ def single_threaded_blas():
 
 _BLAS_LOCK = threading.Lock()
 _BLAS_USERS = 0
-_BLAS_LIMIT = None
+_BLAS_LIMIT: Any = None
 
 
 def load_tensors(path: Path) -> dict[str, np.ndarray]:

@@ -8,6 +8,8 @@ When the model cannot be loaded the index stays text-only and the run says so, o
 
 from __future__ import annotations
 
+from ..store.base import Store
+
 import hashlib
 
 import numpy as np
@@ -72,7 +74,7 @@ def _embed(run) -> None:
         store.drop_unused_vectors()
 
 
-def _vectors_for(store, embedder, model: str, rows) -> list[tuple[int, str, bytes | None]]:
+def _vectors_for(store: Store, embedder, model: str, rows) -> list[tuple[int, str, bytes | None]]:
     texts = [embedding_input(title, heading, text) for _, title, heading, text in rows]
     hashes = [text_hash(model, t) for t in texts]
     known = store.known_vector_hashes(hashes)

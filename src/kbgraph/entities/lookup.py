@@ -12,9 +12,10 @@ import difflib
 from ..errors import Ambiguous, InvalidInput, NotFound
 from ..model import Entity, as_dict
 from .names import name_key
+from ..store.base import Store
 
 
-def find_entity(store, name: str, entity_type: str | None = None) -> Entity:
+def find_entity(store: Store, name: str, entity_type: str | None = None) -> Entity:
     key = name_key(name or "")
     if not key or not any(ch.isalnum() for ch in key):
         raise InvalidInput(f"{name!r} is not a name: give an entity's name or alias")
@@ -32,7 +33,7 @@ def find_entity(store, name: str, entity_type: str | None = None) -> Entity:
     raise NotFound(f"no {what} named {name!r}{hint}")
 
 
-def entities_named(store, key: str, entity_type: str | None = None) -> list[Entity]:
+def entities_named(store: Store, key: str, entity_type: str | None = None) -> list[Entity]:
     """The entities a folded name names: those whose name or alias it is, else those whose derived
     first name it is. More than one means the name is ambiguous."""
     matches = list({e.id: e for e in store.entities_by_name_key(key) if entity_type in (None, e.type)}.values())
@@ -43,7 +44,7 @@ def entities_named(store, key: str, entity_type: str | None = None) -> list[Enti
     return explicit or matches
 
 
-def similar_names(store, name: str, entity_type: str | None, limit: int = 3) -> list[str]:
+def similar_names(store: Store, name: str, entity_type: str | None, limit: int = 3) -> list[str]:
     names = {}
     for entity_id, surface in store.all_entity_names(entity_type):
         names.setdefault(name_key(surface), surface)

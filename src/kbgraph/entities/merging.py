@@ -17,6 +17,7 @@ from ..model import Merge
 from ..relations.moving import move_relations
 from ..pages.files import write_lock
 from ..relations.records import now_iso
+from ..store.base import Store
 
 
 def merge_entities(ws, merged_name: str, into_name: str) -> dict:
@@ -96,7 +97,7 @@ def _surface_key(name: str) -> str:
         return name_key(name)
 
 
-def _merge_record(store, name: str) -> dict:
+def _merge_record(store: Store, name: str) -> dict:
     from .names import name_key
 
     wanted = name_key(name)
@@ -107,7 +108,7 @@ def _merge_record(store, name: str) -> dict:
                        hint="give the name of the entity that was merged away")
 
 
-def _give_relations_back(store, undo: dict, into_id: int | None, from_id: int | None, symmetric,
+def _give_relations_back(store: Store, undo: dict, into_id: int | None, from_id: int | None, symmetric,
                          now: str) -> tuple[int, list[dict]]:
     """Re-point the index-only relations the merge moved; re-create those it collapsed or dropped.
     Page relations the merge left on a page come back with the re-index; the lines it took out of a

@@ -6,6 +6,8 @@ rules find, most frequent first, so a person can give the real ones a page (or `
 
 from __future__ import annotations
 
+from ..store.base import Store
+
 import re
 from dataclasses import dataclass
 
@@ -80,7 +82,7 @@ def clear_kind_candidates(text: str) -> list[Candidate]:
     return sorted(out, key=lambda c: c.start)
 
 
-def collect(store, entity_type: str | None = None, min_count: int = 2, limit: int | None = 100) -> list[dict]:
+def collect(store: Store, entity_type: str | None = None, min_count: int = 2, limit: int | None = 100) -> list[dict]:
     """Candidates across the index that name no known entity, most frequent first.
 
     Each: surface, type, rule, count (occurrences), documents (how many), example (a document path).

@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 
 from ..config import LlmConfig
+from ..store.base import Store
 
 RESPONSE_SCHEMA = {
     "type": "object",
@@ -127,7 +128,7 @@ def parse(content: str, text: str, entities: dict[str, tuple[int, str]], vocab) 
     return found, problems
 
 
-def extract_document(config: LlmConfig, store, vocab, doc_id: int, path: str, names: dict[int, tuple[str, str]]):
+def extract_document(config: LlmConfig, store: Store, vocab, doc_id: int, path: str, names: dict[int, tuple[str, str]]):
     """Suggestions the model makes for one document, and (line, message) problems; LlmUnavailable stops it."""
     _, mentions = store.chunk_mentions(doc_id)
     in_chunk: dict[int, set[int]] = {}

@@ -30,7 +30,7 @@ from ..entities.mentions import MentionMatcher, find_document_mentions
 from ..model import IndexReport, Link, Mention, ParsedDocument, Problem
 from ..entities.names import name_key, page_link_keys
 from .parse import parse_document
-from ..store.base import DocState
+from ..store.base import DocState, Store
 from .vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
 
 ProgressFn = Callable[[str, int, int], None]
@@ -43,7 +43,7 @@ class IndexRun:
 
     root: Path
     config: Config
-    store: object  # a Store
+    store: Store
     full: bool = False
     only: set[str] | None = None  # index just these vault-relative paths (after kbgraph edits a page)
     progress: ProgressFn = lambda stage, done, total: None
@@ -235,7 +235,7 @@ def entities_stage(run: IndexRun) -> None:
         store.set_meta("entities_dirty", "0")
 
 
-def _reference_links(store) -> dict[tuple[str, str, str], str]:
+def _reference_links(store: Store) -> dict[tuple[str, str, str], str]:
     return {(r["doc_path"], r["type"], r["name_key"]): r["entity_key"] for r in store.reference_links()}
 
 
@@ -409,7 +409,7 @@ def _link_resolver(forms: list[tuple[int, str, str]], entities: list) -> Callabl
     return resolve
 
 
-def _claim_entities_by_doc(store, assembly: tuple | None) -> dict[int, list[tuple[int, str, str]]]:
+def _claim_entities_by_doc(store: Store, assembly: tuple | None) -> dict[int, list[tuple[int, str, str]]]:
     """Per document: (entity id, claimed name, role) for its page entity and frontmatter references."""
     if assembly is None:
         claims, merges = store.all_claims(), store.merges()
@@ -552,7 +552,7 @@ def index_vault(
     full: bool = False,
     progress: ProgressFn | None = None,
     pipeline: Pipeline | None = None,
-    store=None,
+    store: Store=None,
     only: set[str] | None = None,
     lock_wait: float = 0.0,
 ) -> IndexReport:

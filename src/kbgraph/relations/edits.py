@@ -16,6 +16,7 @@ from ..model import Entity
 from ..pages.files import create_entity_page, edit_page, write_lock
 from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
 from .records import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
+from ..store.base import Store
 
 
 def relate(
@@ -152,7 +153,7 @@ def create_entity(ws, entity_type: str, name: str) -> Entity:
     return find_entity(ws.store, name, entity_type)
 
 
-def _source_doc(store, path: str | None) -> dict | None:
+def _source_doc(store: Store, path: str | None) -> dict | None:
     if path is None:
         return None
     doc = store.get_document(path=path.removeprefix("./"))

@@ -10,11 +10,13 @@ Relations of entities without a page live in the database (origin 'user').
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from ..errors import InvalidInput, NotFound
 from ..entities.lookup import find_entity
 from ..model import Entity, Problem
 from ..entities.names import name_key, page_link_keys
 from .vocabulary import RelationType, Vocabulary
+from ..store.base import Store
 
 
 
@@ -82,7 +84,7 @@ def _details(row: dict, today: str) -> dict:
 
 
 def entity_relations(
-    store, vocab: Vocabulary, entity: Entity, type_name: str | None = None, include_expired: bool = False,
+    store: Store, vocab: Vocabulary, entity: Entity, type_name: str | None = None, include_expired: bool = False,
     today: str | None = None, limit: int | None = None,
 ) -> dict:
     """An entity's relations and inverse relations, optionally of one type (either direction's name).
@@ -92,7 +94,7 @@ def entity_relations(
     today = today or today_iso()
     active_on = None if include_expired else today
     canonical_type, directions = _directions(vocab, type_name)
-    out = {"entity": entity.name, "entity_id": entity.id, "entity_type": entity.type,
+    out: dict[str, Any] = {"entity": entity.name, "entity_id": entity.id, "entity_type": entity.type,
            "relations": [], "inverse_relations": [], "total": {"relations": 0, "inverse_relations": 0}}
     for direction in directions:
         for row in store.relations_from(entity.id, direction, canonical_type, active_on, limit):
@@ -120,7 +122,7 @@ def _directions(vocab: Vocabulary, type_name: str | None) -> tuple[str | None, t
     return normal.type.name, (("in",) if normal.swapped else ("out",))
 
 
-def relations_of_type(store, vocab: Vocabulary, type_name: str, include_expired: bool = False,
+def relations_of_type(store: Store, vocab: Vocabulary, type_name: str, include_expired: bool = False,
                       today: str | None = None) -> list[dict]:
     """Every relation of a type across the graph, read in the direction the type was named."""
     today = today or today_iso()
@@ -137,7 +139,7 @@ def relations_of_type(store, vocab: Vocabulary, type_name: str, include_expired:
     return out
 
 
-def relation_summary(store, vocab: Vocabulary, entity: Entity, today: str | None = None) -> dict[str, list[str]]:
+def relation_summary(store: Store, vocab: Vocabulary, entity: Entity, today: str | None = None) -> dict[str, list[str]]:
     """Active relations grouped by how they read from the entity: {"reports_to": [...], "manages": [...]}."""
     data = entity_relations(store, vocab, entity, today=today)
     summary: dict[str, list[str]] = {}
@@ -150,7 +152,7 @@ def relation_summary(store, vocab: Vocabulary, entity: Entity, today: str | None
 # --- page lines -> relations (an indexing stage) -----------------------------------
 
 
-def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
+def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Problem]:
     """Make origin-'page' relations equal to what the pages' `## Relations` lines say; report bad lines."""
     pages = store.page_entity_ids()
     desired: dict[tuple[int, int, str], list[dict]] = {}
@@ -191,7 +193,7 @@ def sync_page_relations(store, vocab: Vocabulary, now: str) -> list[Problem]:
     return problems
 
 
-def _line_relation(store, vocab: Vocabulary, page: tuple[int, str, str], line: dict, stems: dict[str, set[int]]):
+def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], line: dict, stems: dict[str, set[int]]):
     from ..errors import Ambiguous
 
     page_entity = store.get_entity(page[0])

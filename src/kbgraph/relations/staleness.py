@@ -6,14 +6,15 @@ import datetime as dt
 
 from ..errors import InvalidInput
 from .records import is_active, today_iso
+from ..store.base import Store
 
 QUIET_RELATION_DAYS = 60
 
 
-def stale_report(store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
+def stale_report(store: Store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
                  today: str | None = None) -> dict:
     if not 0 <= days <= 365_000:
-        raise InvalidInput(f"--days must be between 0 and 365000, got {days}")
+        raise InvalidInput(f"`days` must be between 0 and 365000, got {days}", param="days")
     today = today or today_iso()
     cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=days)).isoformat()
     activity = {row["id"]: row for row in store.entity_activity()}
@@ -30,7 +31,7 @@ def stale_report(store, days: int = 90, entity_type: str | None = None, include_
     return result
 
 
-def _stale_relations(store, activity: dict, today: str) -> list[dict]:
+def _stale_relations(store: Store, activity: dict, today: str) -> list[dict]:
     quiet_cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=QUIET_RELATION_DAYS)).isoformat()
     out = []
     for row in store.relations_of_type(None):

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from ..errors import InvalidInput, NotFound
 from .records import now_iso
+from ..store.base import Store
 
 CONFIDENCE_LEVELS = {"high": ("auto-high",), "low": ("auto-high", "auto-low")}
 
 
-def list_suggestions(store, status: str | None = "pending", doc_path: str | None = None,
+def list_suggestions(store: Store, status: str | None = "pending", doc_path: str | None = None,
                      min_confidence: str = "low") -> list[dict]:
     if status not in (None, "pending", "accepted", "rejected"):
-        raise InvalidInput(f"--status {status!r}: use pending, accepted or rejected")
+        raise InvalidInput(f"`status` {status!r}: use pending, accepted or rejected", param="status")
     if min_confidence not in CONFIDENCE_LEVELS:
-        raise InvalidInput(f"--min-confidence {min_confidence!r}: use high or low")
+        raise InvalidInput(f"`min_confidence` {min_confidence!r}: use high or low", param="min_confidence")
     if doc_path is not None and store.get_document(path=doc_path.removeprefix("./")) is None:
-        raise NotFound(f"--from-doc {doc_path!r} is not in the index; give a vault-relative path (`kbg list`)")
+        raise NotFound(f"`doc_path` {doc_path!r} is not in the index", param="doc_path",
+                       hint="give a vault-relative path")
     return store.suggestions(status, doc_path and doc_path.removeprefix("./"), CONFIDENCE_LEVELS[min_confidence])
 
 
@@ -30,7 +32,7 @@ def extract_now(ws, paths: list[str], progress=None) -> dict:
     for path in paths:
         doc = store.get_document(path=path.removeprefix("./"))
         if doc is None:
-            raise NotFound(f"{path!r} is not in the index; give a vault-relative path (`kbg list`)")
+            raise NotFound(f"{path!r} is not in the index", param="paths", hint="give a vault-relative path")
         docs.append(doc)
     with store.transaction():
         store.mark_for_rescan([d["id"] for d in docs] if docs else None)
@@ -70,7 +72,7 @@ def _end_entity(ws, suggestion: dict, end: str):
     return ws.store.get_entity(suggestion[f"{end}_id"])
 
 
-def _current_id(store, suggestion: dict, source, target) -> int:
+def _current_id(store: Store, suggestion: dict, source, target) -> int:
     """Creating an entity re-indexes, and the re-scan states the same relation between known entities:
     that suggestion is the one to mark accepted (the "new" one is gone as unstated)."""
     if not (suggestion["new_source"] or suggestion["new_target"]):
@@ -88,10 +90,10 @@ def reject(ws, suggestion_id: int) -> dict:
     return {"id": suggestion_id, "status": "rejected"}
 
 
-def _pending(store, suggestion_id: int) -> dict:
+def _pending(store: Store, suggestion_id: int) -> dict:
     suggestion = store.get_suggestion(suggestion_id)
     if suggestion is None:
-        raise NotFound(f"no suggestion {suggestion_id}; `kbg entity suggestions` lists them")
+        raise NotFound(f"no suggestion {suggestion_id}", param="suggestion_id", hint="list the suggestions to see them")
     if suggestion["status"] != "pending":
         raise InvalidInput(f"suggestion {suggestion_id} was {suggestion['status']} already")
     return suggestion

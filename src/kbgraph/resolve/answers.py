@@ -7,9 +7,10 @@ import json
 
 from ..errors import InvalidInput, NotFound
 from .decisions import WEIGHTS_META, current_weights, thresholds
+from ..store.base import Store
 
 
-def pending(store) -> list[dict]:
+def pending(store: Store) -> list[dict]:
     return store.decisions("asked")
 
 
@@ -79,7 +80,7 @@ def reject(ws, decision_id: int) -> dict:
             "entity": question["candidate_name"]}
 
 
-def _open(store, decision_id: int) -> dict:
+def _open(store: Store, decision_id: int) -> dict:
     question = store.get_decision(decision_id)
     if question is None:
         raise NotFound(f"no question {decision_id}", param="decision_id", hint="list the pending questions to see them")
@@ -88,7 +89,7 @@ def _open(store, decision_id: int) -> dict:
     return question
 
 
-def calibrate(store, config, dry_run: bool = False) -> dict:
+def calibrate(store: Store, config, dry_run: bool = False) -> dict:
     """Refit the weights from confirmed and rejected decisions; report both models on those answers."""
     from ..relations.records import now_iso
     from .features import Features

@@ -8,11 +8,12 @@ import json
 from ..model import Merge
 from .references import ReferenceDecision
 from .scoring import DEFAULT_WEIGHTS, Thresholds, Weights
+from ..store.base import Store
 
 WEIGHTS_META = "resolve_weights"
 
 
-def current_weights(store) -> Weights:
+def current_weights(store: Store) -> Weights:
     """The weights `kbg resolve calibrate` last saved, else the hand-set defaults."""
     raw = store.get_meta(WEIGHTS_META)
     if not raw:
@@ -25,7 +26,7 @@ def thresholds(config) -> Thresholds:
     return Thresholds(auto=config.resolve.auto, ask=config.resolve.ask)
 
 
-def record_reference_decisions(store, decisions: list[ReferenceDecision], now: str) -> int:
+def record_reference_decisions(store: Store, decisions: list[ReferenceDecision], now: str) -> int:
     """Log the decisions (inside the caller's transaction). An auto-link becomes a recorded merge, or,
     for a name that says little ("Sam" linked by its company in the note), a link in the documents
     that use it, never an alias everywhere. Returns how many links or merges were added. Questions
@@ -65,7 +66,7 @@ def record_reference_decisions(store, decisions: list[ReferenceDecision], now: s
     return merges
 
 
-def _log(store, d: ReferenceDecision, entity_key, name, candidate, outcome: str, now: str) -> None:
+def _log(store: Store, d: ReferenceDecision, entity_key, name, candidate, outcome: str, now: str) -> None:
     store.add_decision({
         "surface": d.surface, "surface_key": d.surface_key, "surface_type": d.type, "candidate_key": entity_key,
         "candidate_name": name, "score": round(candidate.score, 6) if candidate else None,

@@ -18,12 +18,13 @@ from concurrent.futures import ThreadPoolExecutor
 from ..config import Config, config_from_dict
 from ..errors import InvalidInput
 from ..model import HitExplain, SearchHit, SearchResult
-from ..store.base import DocFilter
+from ..store.base import DocFilter, Store
 from .fusion import FORMULA, explain_signals, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, describe, expand, graph_ranking, recognise
 from .keyword import Ranked, bm25_ranking
 from .passages import widen as widen_hits
-from .query import markdown_highlight, parse_query
+from .query import parse_query
+from .snippets import opening, tidy
 from .vectors import candidates_for, keep_passing, missing_note, nearest_documents, prepare_vectors
 
 MODES = ("hybrid", "bm25", "vector")
@@ -35,7 +36,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _POOL: ThreadPoolExecutor | None = None
 
 
-def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
+def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
            mode: str = "hybrid", entity: str | None = None, expand_relations: bool = False, explain: bool = False,
            why_not: str | None = None, widen: bool = False) -> SearchResult:
     """The best documents for query, one hit (its best chunk) per document, best first. With widen,
@@ -43,18 +44,18 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     if not query or not query.strip():
         raise InvalidInput("empty query: give one or more words to search for")
     if limit < 1:
-        raise InvalidInput(f"--limit must be at least 1, got {limit}")
+        raise InvalidInput(f"`limit` must be at least 1, got {limit}", param="limit")
     if mode not in MODES:
-        raise InvalidInput(f"--mode {mode!r}: use {', '.join(MODES)}")
+        raise InvalidInput(f"`mode` {mode!r}: use {', '.join(MODES)}", param="mode")
     config, flt = config or config_from_dict({}), flt or DocFilter()  # defaults, with KBG_EMBEDDER
     parsed = parse_query(query)
     pinned = _pinned(store, entity)
-    if not parsed.positives and pinned is None:
-        return SearchResult(query, "", "empty", (), notes=("no searchable words in the query",))
+    if not parsed.terms and pinned is None:
+        return SearchResult(query, parsed, "empty", (), notes=("no searchable words in the query",))
     depth = max(limit * 5, 50)
     rankings, notes, rows = {}, [], {}
-    keyword_mode = "empty" if not parsed.positives else "all-terms"
-    exact = bool(parsed.negatives) or '"' in query
+    keyword_mode = "empty" if not parsed.terms else "all-terms"
+    exact = bool(parsed.exclusions) or '"' in query
     if mode == "hybrid" and exact:
         notes.append("a \"phrase\" or -exclusion asks for keyword matching: vectors not used")
     nearest = None
@@ -66,7 +67,7 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
         if prepared is not None:  # embedding the query and the matmul run while SQLite ranks keywords
             wanted = candidates_for(depth, filtered=flt != DocFilter())
             nearest = _worker().submit(nearest_documents, prepared, query, wanted, config.search.min_similarity)
-    if mode in ("hybrid", "bm25") and parsed.positives:
+    if mode in ("hybrid", "bm25") and parsed.terms:
         ranked, keyword_mode = bm25_ranking(store, parsed, flt, depth)
         rankings["bm25"] = ranked
     if nearest is not None:
@@ -105,7 +106,7 @@ def search(store, query: str, flt: DocFilter | None = None, limit: int = 10, *, 
     if widen:
         hits = widen_hits(store, hits)
     entities = _entities(pinned, recognised)
-    result = SearchResult(query, parsed.all_terms(), keyword_mode, hits, tuple(rankings), entities,
+    result = SearchResult(query, parsed, keyword_mode, hits, tuple(rankings), entities,
                           recognised.ambiguous if recognised else (), tuple(notes))
     if why_not is not None:
         from .why_not import why_not as explain_absence
@@ -136,7 +137,7 @@ def _corroborated(ranked_graph: list[GraphHit], rankings: dict, depth: int) -> l
     return kept[:depth]
 
 
-def _pinned(store, entity: str | None):
+def _pinned(store: Store, entity: str | None):
     if entity is None:
         return None
     from ..entities.lookup import find_entity
@@ -144,7 +145,7 @@ def _pinned(store, entity: str | None):
     return find_entity(store, entity)  # Ambiguous: the candidates are the answer, never a blend
 
 
-def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict[int, GraphHit],
+def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], graph: dict[int, GraphHit],
            pinned: bool) -> dict[int, tuple[float, float, tuple, tuple]]:
     """doc id -> (score, fused, signals, boosts)."""
     weights = dict(config.search.weights)
@@ -171,7 +172,7 @@ def _score(store, config: Config, rankings: dict[str, list[Ranked]], graph: dict
     return out
 
 
-def _collapse_duplicates(store, order: list, limit: int) -> tuple[list, dict[int, tuple[str, ...]]]:
+def _collapse_duplicates(store: Store, order: list, limit: int) -> tuple[list, dict[int, tuple[str, ...]]]:
     """A near-duplicate (or copy) of a better-ranked document is folded into it: one hit, the other
     paths under `duplicates`. Reads the document graph's duplicate-of pairs among the top results."""
     window = [doc_id for doc_id, _ in order[:limit * 3]]
@@ -195,7 +196,7 @@ def _collapse_duplicates(store, order: list, limit: int) -> tuple[list, dict[int
     return kept, {k: tuple(paths[d] for d in ids if d in paths) for k, ids in folded.items()}
 
 
-def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], config, explain: bool,
+def _hits(store: Store, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], config, explain: bool,
           collapsed: dict[int, tuple[str, ...]]) -> tuple:
     """The hits shown: each document's best chunk (keyword, else vector, else graph), its details and
     snippet read in one query each, for these documents only."""
@@ -209,17 +210,15 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], c
         picks.update({d: Ranked(d, placed.get(d), picks[d].score) for d in unplaced})  # None: no section
     chunk_ids = [r.chunk_id for r in picks.values() if r.chunk_id is not None]
     details = store.chunk_rows(chunk_ids, DocFilter())
-    snippets = store.snippets(parsed.any_term(), chunk_ids) if parsed.positives else {}
-    missing = [c for c in chunk_ids if not snippets.get(c)]
-    texts = store.chunk_texts(missing)
+    snippets = {c: found for c, found in store.snippets(parsed.requiring("any"), chunk_ids).items() if found.text}
+    texts = store.chunk_texts([c for c in chunk_ids if c not in snippets])
     out = []
     for doc_id, (score, fused, signals, boosts) in chosen:
         chunk_id = picks[doc_id].chunk_id
         row = details.get(chunk_id) if chunk_id is not None else None
         if row is None:
             continue  # deleted between ranking and reading: not worth a hit
-        snippet = markdown_highlight(snippets[chunk_id]) if snippets.get(chunk_id) else \
-            " ".join(texts.get(chunk_id, "").split())[:200]
+        snippet = tidy(snippets[chunk_id]) if chunk_id in snippets else opening(texts.get(chunk_id, ""))
         tie = graph.get(doc_id)
         via = describe(tie.reach, row["path"]) if tie is not None else None
         trace = HitExplain(explain_signals(signals), config.search.rrf_k, round(fused, 6),
@@ -227,20 +226,20 @@ def _hits(store, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], c
                            FORMULA) if explain else None
         out.append(SearchHit(doc_id=doc_id, path=row["path"], title=row["title"], kind=row["kind"],
                              date=row["date"], chunk_id=chunk_id, heading=row["heading"], line=row["line"],
-                             snippet=snippet, score=round(score, 6), via=via,
-                             duplicates=collapsed.get(doc_id, ()), explain=trace))
+                             snippet=snippet.text, score=round(score, 6), via=via,
+                             duplicates=collapsed.get(doc_id, ()), explain=trace, highlights=snippet.highlights))
     return tuple(out)
 
 
-def _best_chunks(store, parsed, doc_ids: list[int]) -> dict[int, int]:
+def _best_chunks(store: Store, parsed, doc_ids: list[int]) -> dict[int, int]:
     """Each document's section that best matches the query, to show: among the sections FTS5 says
     match (stemming and phrases honoured; skipped for a query of many terms, a pasted paragraph,
     where that test costs milliseconds per section), the one holding the most of the query's
     rarer words (rarer among these documents' sections), the earlier one on a tie."""
-    words = {w.casefold() for term in parsed.positives for w in _WORD.findall(term)}
+    words = {w.casefold() for term in parsed.terms for w in term.words}
     sections = store.doc_chunk_texts(doc_ids)  # (chunk id, doc id, text), each document in reading order
-    testable = parsed.positives and len(parsed.positives) <= FTS_PLACING_TERMS
-    matching = store.matching_chunks(parsed.any_term(), doc_ids) if testable \
+    testable = parsed.terms and len(parsed.terms) <= FTS_PLACING_TERMS
+    matching = store.matching_chunks(parsed.requiring("any"), doc_ids) if testable \
         else {chunk_id for chunk_id, _, _ in sections}
     present = [(chunk_id, doc_id, words.intersection(w.casefold() for w in _WORD.findall(text)))
                for chunk_id, doc_id, text in sections]

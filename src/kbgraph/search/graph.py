@@ -27,7 +27,7 @@ from datetime import date
 
 from ..entities.common_words import COMMON_WORDS
 from ..entities.names import loose_key, name_key
-from ..store.base import DocFilter
+from ..store.base import DocFilter, Store
 from .keyword import Ranked
 
 MAX_NGRAM = 16  # a proposal's title is a name too
@@ -63,7 +63,7 @@ class Recognition:
     ambiguous: tuple[dict, ...]  # {"surface", "candidates": [{"id", "name", "type"}]}
 
 
-def recognise(store, query: str) -> Recognition:
+def recognise(store: Store, query: str) -> Recognition:
     """Entities the query names, longest n-gram first; ambiguous names are set aside. A span is
     read by its exact name key first ("C++" is C++); only when no name is spelled so, by its loose
     key, punctuation as space ("KEP 950" names KEP-950, "pod startup" a "pod-startup"), and never
@@ -101,7 +101,7 @@ def recognise(store, query: str) -> Recognition:
     return Recognition(tuple(unique.values()), tuple(ambiguous))
 
 
-def _matches(store, keys: set[str]) -> list:
+def _matches(store: Store, keys: set[str]) -> list:
     """The entities the name keys name; names in both spellings ("kep-950", "kep 950") are one set.
     Within each key, an explicit name or alias wins over a derived first name (entities_named)."""
     from ..entities.lookup import entities_named
@@ -110,7 +110,7 @@ def _matches(store, keys: set[str]) -> list:
     return list(found.values())
 
 
-def expand(store, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, ...], vocab) -> dict[int, Reach]:
+def expand(store: Store, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, ...], vocab) -> dict[int, Reach]:
     """Every entity within `hops` active relations of the seeds, nearest first, with its activation."""
     today = date.today().isoformat()
     reached = {eid: Reach(eid, name, 0, decay[0], (), decay[0]) for eid, name in seeds}
@@ -166,7 +166,7 @@ class GraphHit:
     nearest: Reach  # the closest tie: its distance decay weighs a pinned search
 
 
-def graph_ranking(store, reach: dict[int, Reach], flt: DocFilter, depth: int, include=frozenset(),
+def graph_ranking(store: Store, reach: dict[int, Reach], flt: DocFilter, depth: int, include=frozenset(),
                   read_docs: int | None = None) -> list[GraphHit]:
     """The `depth` documents that mention (or are the page of) a reached entity best, by graph score,
     then those of `include` that are tied at all (a pinned search keeps text hits tied to the entity).

@@ -1,4 +1,4 @@
-"""The keyword signal: BM25 over whole documents (FTS5), documents with every term first, then any term.
+"""The keyword signal: BM25 over whole documents, documents with every term first, then any term.
 
 Whole documents, not sections: a question's words are often spread over a note's sections, and a
 pasted paragraph can match a document but no single section of it. On the KEP link benchmark
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..store.base import DocFilter
-from .query import ParsedQuery
+from ..model import TextQuery
+from ..store.base import DocFilter, Store
 
 
 @dataclass(frozen=True)
@@ -24,22 +24,22 @@ class Ranked:
     score: float
 
 
-def bm25_ranking(store, parsed: ParsedQuery, flt: DocFilter, depth: int) -> tuple[list[Ranked], str]:
+def bm25_ranking(store: Store, parsed: TextQuery, flt: DocFilter, depth: int) -> tuple[list[Ranked], str]:
     """Up to `depth` documents by BM25, and how they matched: "all-terms", "any-term" (no document
     has them all) or "all-terms+any-term" (filled up with partial matches)."""
     best: dict[int, Ranked] = {}
-    _collect(store, parsed.all_terms(), flt, depth, best)
+    _collect(store, parsed.requiring("all"), flt, depth, best)
     mode = "all-terms"
-    if len(best) < depth and len(parsed.positives) > 1:
+    if len(best) < depth and len(parsed.terms) > 1:
         before = len(best)
-        _collect(store, parsed.any_term(), flt, depth, best)
+        _collect(store, parsed.requiring("any"), flt, depth, best)
         if len(best) > before:
             mode = "any-term" if before == 0 else "all-terms+any-term"
     return list(best.values()), mode
 
 
-def _collect(store, fts_query: str, flt: DocFilter, depth: int, best: dict[int, Ranked]) -> None:
-    for doc_id, score in store.ranked_docs(fts_query, flt, depth):
+def _collect(store: Store, query: TextQuery, flt: DocFilter, depth: int, best: dict[int, Ranked]) -> None:
+    for doc_id, score in store.ranked_docs(query, flt, depth):
         if len(best) >= depth:
             return
         if doc_id not in best:

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..model import Passage, SearchHit
-from ..store.base import DocFilter
+from ..store.base import DocFilter, Store
 
 MAX_PASSAGE_CHUNKS = 20  # a runaway section (a log pasted whole) is cut, not returned entire
 
 
-def widen(store, hits: tuple[SearchHit, ...]) -> tuple[SearchHit, ...]:
+def widen(store: Store, hits: tuple[SearchHit, ...]) -> tuple[SearchHit, ...]:
     """The hits, each with its passage: its chunk and the chunks of the same split section."""
     if not hits:
         return hits

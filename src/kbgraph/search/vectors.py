@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..embed.base import Embedder
 from ..embed.centroids import group_by_document
-from ..store.base import DocFilter
+from ..store.base import DocFilter, Store
 from .keyword import Ranked
 
 _EMBEDDERS: dict[str, object] = {}
@@ -23,14 +24,14 @@ class VectorSearch:
     """What the vector signal needs, read from the store up front, so that embedding the query and
     scoring every document (numpy, which releases the GIL) can run beside the keyword query."""
 
-    embedder: object
+    embedder: Embedder
     ids: np.ndarray
     docs: np.ndarray
     matrix: np.ndarray
     missing: int  # chunks without a vector
 
 
-def prepare_vectors(store, embedder_name: str) -> tuple[VectorSearch | None, str | None]:
+def prepare_vectors(store: Store, embedder_name: str) -> tuple[VectorSearch | None, str | None]:
     """The vector signal ready to run, or (None, why it cannot)."""
     if embedder_name == "none":
         return None, "vectors off ([search] embedder = \"none\"): text and graph signals only"
@@ -68,7 +69,7 @@ def nearest_documents(prepared: VectorSearch, query: str, wanted: int,
     return out
 
 
-def keep_passing(store, ranked: list[Ranked], flt: DocFilter, depth: int) -> list[Ranked]:
+def keep_passing(store: Store, ranked: list[Ranked], flt: DocFilter, depth: int) -> list[Ranked]:
     """The first `depth` of ranked whose documents pass the filter."""
     if flt != DocFilter():
         allowed = store.docs_passing(sorted(r.doc_id for r in ranked), flt)

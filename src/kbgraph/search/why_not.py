@@ -8,8 +8,10 @@ after the last result shown). Each comes with what every signal saw of it.
 
 from __future__ import annotations
 
+from ..store.base import Store
 
-def why_not(store, path: str, flt, parsed, order: list, limit: int, rankings: dict, seeds: list,
+
+def why_not(store: Store, path: str, flt, parsed, order: list, limit: int, rankings: dict, seeds: list,
             pinned) -> dict:
     doc = store.get_document(path=path.removeprefix("./"))
     if doc is None:
@@ -34,8 +36,8 @@ def why_not(store, path: str, flt, parsed, order: list, limit: int, rankings: di
                 "detail": f"it does not mention {pinned.name}"
                           + ("" if "graph" in rankings and len(seeds) else "")
                           + " (or, with --expand-relations, an entity related to it within two hops)"}
-    keyword = "matches none of the query's terms" if parsed.positives and not store.doc_matches(
-        parsed.any_term(), doc["id"]) else "matches some terms, but not well enough to rank"
+    keyword = "matches none of the query's terms" if parsed.terms and not store.doc_matches(
+        parsed.requiring("any"), doc["id"]) else "matches some terms, but not well enough to rank"
     return {"path": doc["path"], "reason": "no-match", "signals": signals,
             "detail": f"its text {keyword} (bm25); it is not among the nearest documents (vectors)"
                       + ("; it mentions none of the query's entities (graph)" if seeds else "")}

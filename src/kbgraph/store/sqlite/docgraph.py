@@ -7,6 +7,8 @@ A mixin of SqliteStore (it uses self.db); kept apart so the main store module st
 
 from __future__ import annotations
 
+import sqlite3
+
 _FINGERPRINT_KEYS = ("doc_id", "path", "title", "content_hash", "indexed_at", "date", "series", "text_hash",
                      "simhash", "words")
 _CHUNK_KEYS = ("id", "doc_id", "heading", "start", "end", "text")
@@ -26,7 +28,7 @@ def _marks(values) -> str:
 
 
 class DocGraphQueries:
-    db: object
+    db: sqlite3.Connection
 
     # --- what changed since the last relate run ---------------------------------------
 

@@ -5,6 +5,8 @@ A mixin of SqliteStore (it uses self.db); kept apart so the main store module st
 
 from __future__ import annotations
 
+import sqlite3
+
 import json
 
 _DECISION_KEYS = ("id", "surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score",
@@ -12,7 +14,7 @@ _DECISION_KEYS = ("id", "surface", "surface_key", "surface_type", "candidate_key
 
 
 class ResolutionQueries:
-    db: object
+    db: sqlite3.Connection
 
     # --- the decision log ----------------------------------------------------------
 

@@ -3,13 +3,15 @@ and the active relations around entities. A mixin of SqliteStore (it uses self.d
 
 from __future__ import annotations
 
+import sqlite3
+
 from ...model import Snippet, TextQuery
 from ..base import DocFilter
 from .fts5 import CLOSE, OPEN, match_expression, read_marked
 
 
 class SearchQueries:
-    db: object
+    db: sqlite3.Connection
 
     def chunk_rows(self, chunk_ids: list[int], flt: DocFilter) -> dict[int, dict]:
         """Chunk id -> its document's columns with chunk_id, heading and line, for the chunks whose

@@ -6,11 +6,18 @@ named in meta (`embed_model`), and a different model empties both tables.
 
 from __future__ import annotations
 
+import sqlite3
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 
 class VectorQueries:
-    db: object
+    db: sqlite3.Connection
+
+    if TYPE_CHECKING:  # SqliteStore's own methods
+        def get_meta(self, key: str) -> str | None: ...
+        def set_meta(self, key: str, value: str) -> None: ...
     _matrix: tuple[str, tuple] | None = None  # (vectors_version, (chunk ids, doc ids, matrix)), per store
 
     def embedding_model(self) -> str | None:
