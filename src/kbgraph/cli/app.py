@@ -8,6 +8,7 @@ import click
 
 from . import (doc_cmd, documents_cmd, entity_cmd, index_cmd, mentions_cmd, model_cmd, portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
+from .wording import cli_words
 
 
 @click.group(name="kbg", context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,7 +36,8 @@ mentions_cmd.register(entity_cmd.entity)
 
 
 def main() -> None:
-    """Run the CLI; kbgraph errors become a one-line message and a non-zero exit, never a traceback."""
+    """Run the CLI; kbgraph errors become a one-line message (in the CLI's words: flags and commands)
+    and a non-zero exit, never a traceback."""
     from ..errors import Ambiguous, KbgError
 
     try:
@@ -43,11 +45,12 @@ def main() -> None:
     except Ambiguous as exc:
         _report_ambiguous(exc)
     except KbgError as exc:
+        message = cli_words(str(exc))
         if _wants_json():
             from .output import print_json
 
-            print_json({"error": str(exc), "kind": type(exc).__name__})
-        sys.stderr.write(f"error: {exc}\n")
+            print_json({"error": message, "kind": type(exc).__name__})
+        sys.stderr.write(f"error: {message}\n")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
@@ -64,11 +67,12 @@ def _wants_json() -> bool:
 
 
 def _report_ambiguous(exc) -> None:
+    message = cli_words(str(exc))
     if _wants_json():
         from .output import print_json
 
-        print_json({"error": str(exc), "kind": "Ambiguous", "candidates": exc.candidates})
-    sys.stderr.write(f"error: {exc}\n")
+        print_json({"error": message, "kind": "Ambiguous", "candidates": exc.candidates})
+    sys.stderr.write(f"error: {message}\n")
     for c in exc.candidates:
         where = f" ({c['page_path']})" if c.get("page_path") else ""
         sys.stderr.write(f"  - {c['name']} [{c['type']}, id {c['id']}]{where}\n")

@@ -59,7 +59,7 @@ def doc_filter(types, path, date_from, date_to, tags):
     return DocFilter(
         kinds=tuple(t.lower() for t in types or ()),
         path_prefix=path,
-        date_from=parse_date_option(date_from, "--from"),
-        date_to=parse_date_option(date_to, "--to", end=True),
+        date_from=parse_date_option(date_from, "date_from"),
+        date_to=parse_date_option(date_to, "date_to", end=True),
         tags=tuple(t.lstrip("#") for t in tags or ()),
     )

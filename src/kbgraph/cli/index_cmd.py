@@ -6,6 +6,7 @@ import sys
 import click
 
 from .common import json_option, open_workspace, vault_option
+from .wording import cli_words
 
 EXIT_FILE_ERRORS = 3
 PROGRESS_MIN_FILES = 200
@@ -68,7 +69,7 @@ def index(ctx: click.Context, full: bool, vault: str | None, as_json: bool, quie
 def _print_report(report, quiet: bool) -> None:
     if not quiet:
         for problem in report.problems:
-            sys.stderr.write(f"{problem.severity}: {problem.path}: {problem.reason}\n")
+            sys.stderr.write(f"{problem.severity}: {problem.path}: {cli_words(problem.reason)}\n")
     moved = f", {report.moved} moved" if report.moved else ""
     print(
         f"indexed {report.indexed}, skipped {report.skipped}, removed {report.removed}{moved}, "
@@ -162,4 +163,4 @@ def _print_status(stats: dict) -> None:
     console = stdout_console()
     console.print(table)
     for problem in stats["problems"]:
-        console.print(f"[red]{problem['severity']}[/red] {cell(problem['path'])}: {cell(problem['reason'])}")
+        console.print(f"[red]{problem['severity']}[/red] {cell(problem['path'])}: {cell(cli_words(problem['reason']))}")

@@ -62,7 +62,9 @@ def status(as_json: bool) -> None:
 
         print_json(current.as_dict())
     else:
-        _print_status(current, usable, INSTALL_HINT)
+        from .wording import cli_words
+
+        _print_status(current, usable, cli_words(INSTALL_HINT))
     if not usable:
         raise SystemExit(1)
 

