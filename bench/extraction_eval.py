@@ -39,6 +39,7 @@ os.environ.setdefault("KBG_EMBEDDER", "none")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from kbgraph.access import LOCAL
 from kbgraph.ingest.pipeline import index_vault  # noqa: E402
 from kbgraph.store import open_store  # noqa: E402
 
@@ -174,7 +175,7 @@ def ground_truth() -> dict[str, set[tuple[str, str]]]:
 
 def extracted(store) -> dict[str, set[tuple[str, str]]]:
     by_type: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for row in store.relations_of_type(None):
+    for row in store.relations_of_type(LOCAL, None):
         by_type[row["type"]].add((_key(row["source"]), _key(row["target"])))
     return by_type
 
@@ -187,7 +188,7 @@ def body_patterns(store, vault: Path) -> tuple[dict[str, set[tuple[str, str]]], 
     from kbgraph.extract.stage import extract_from_chunks
 
     vocab = load_config(vault).vocabulary
-    entities = store.list_entities()
+    entities = store.list_entities(LOCAL)
     names = {e.id: (e.type, e.name) for e in entities}
     types = {e.id: e.type for e in entities}
     page_of = {e.page_path: e.id for e in entities if e.page_path}

@@ -67,6 +67,7 @@ from index_speed import environment  # noqa: E402
 from search_latency import percentile, summary  # noqa: E402
 from synth import FIRST_NAMES, LAST_NAMES, PROJECT_WORDS, TEAM_NAMES, TOPIC_WORDS  # noqa: E402
 
+from kbgraph.access import LOCAL
 from kbgraph.entities.assemble import entity_key  # noqa: E402
 from kbgraph.entities.lookup import find_entity  # noqa: E402
 from kbgraph.model import EntityRecord  # noqa: E402
@@ -405,17 +406,17 @@ def measure(store, vocab, ids_by_type, hub_id, records, key_ids, rng, calls) -> 
         " GROUP BY id"))
     incoming = dict(db.execute("SELECT target_id, count(*) FROM relations GROUP BY target_id"))
     all_ids = [i for ids in ids_by_type.values() for i in ids]
-    hub = store.get_entity(hub_id)
+    hub = store.get_entity(LOCAL, hub_id)
     typical_ids = repeat(rng.sample([i for i in all_ids if i != hub_id], min(calls, len(all_ids) - 1)), calls)
-    typical = [store.get_entity(i) for i in typical_ids]
+    typical = [store.get_entity(LOCAL, i) for i in typical_ids]
     typical_degrees = sorted(degree.get(i, 0) for i in typical_ids)
     # inverse: entities that are (almost) only targets -- teams and technologies -- with a typical degree
     mostly_target = [i for i in ids_by_type["team"] + ids_by_type["technology"]
                      if degree.get(i, 0) >= 10 and incoming.get(i, 0) >= 0.8 * degree[i]]
     inverse_ids = rng.sample(mostly_target, min(calls, len(mostly_target)))
-    inverse = [store.get_entity(i) for i in inverse_ids]
+    inverse = [store.get_entity(LOCAL, i) for i in inverse_ids]
     team_ids = rng.sample(ids_by_type["team"], min(calls, len(ids_by_type["team"])))
-    teams = [store.get_entity(i) for i in repeat(team_ids, calls)]
+    teams = [store.get_entity(LOCAL, i) for i in repeat(team_ids, calls)]
     names = {key_ids[r.key]: r.name for r in records}
     q: dict = {}
 
@@ -542,8 +543,8 @@ def measure_other_reads(store, entity_count: int) -> dict:
                                      "plan": query_plan(db, RELATION_ROWS_SQL.format(where="r.origin = 'page'"), ())}
     # relations_of_type(None): `kbg export` and `kbg entity stale --include-relations`
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    seconds, rows = once(lambda: store.relations_of_type(None))
-    out["store.relations_of_type(None), the whole graph"] = {
+    seconds, rows = once(lambda: store.relations_of_type(LOCAL, None))
+    out["store.relations_of_type(LOCAL, None), the whole graph"] = {
         "s": round(seconds, 2), "rows": len(rows),
         "peak_rss_growth_mb": round((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024)}
     del rows
@@ -581,7 +582,7 @@ def measure_suggestions(store, vocab, hub_id: int, typical_ids: list[int], calls
         **stats, "counted": kept[0][0], "page_rows": kept[0][1]}
     stats, kept = timed_calls(counts_and_page, [(i,) for i in typical_ids], keep=lambda x: x)
     out[f"typical: counts by type + first {PAGE_ROWS} active rows (SQL)"] = stats
-    stats, _ = timed_calls(lambda e: entity_relations(store, vocab, e, today=TODAY), [(store.get_entity(hub_id),)] * 50,
+    stats, _ = timed_calls(lambda e: entity_relations(store, vocab, e, today=TODAY), [(store.get_entity(LOCAL, hub_id),)] * 50,
                            warmup=3, keep=lambda r: None)
     out["hub: entity_relations, unchanged, with the extra indexes present (50 calls)"] = stats
     out["plans"] = {"counts": query_plan(db, COUNTS_SQL, (hub_id, TODAY, hub_id, TODAY)),

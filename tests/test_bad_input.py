@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kbgraph.access import LOCAL
 from kbgraph.model import Problem
 from kbgraph.ingest.pipeline import Pipeline, index_vault
 from kbgraph.store import open_store
@@ -57,7 +58,7 @@ def test_frontmatter_without_type_is_indexed_as_a_note(small_vault):
     report = index_vault(small_vault)
     assert report.errors == 0
     store = open_store(small_vault)
-    doc = store.get_document(path="untyped.md")
+    doc = store.get_document(LOCAL, path="untyped.md")
     assert (doc["kind"], doc["title"], doc["tags"]) == ("note", "No type here", ["a", "b"])
     store.close()
 
@@ -128,7 +129,7 @@ def test_paths_with_spaces_and_unicode(small_vault):
     report = index_vault(small_vault)
     assert report.errors == 0
     store = open_store(small_vault)
-    doc = store.get_document(path="réunions 2026/équipe données/compte rendu — 2026-02-01.md")
+    doc = store.get_document(LOCAL, path="réunions 2026/équipe données/compte rendu — 2026-02-01.md")
     assert doc["date"] == "2026-02-01"
     store.close()
 
@@ -139,14 +140,14 @@ def test_a_note_that_breaks_later_keeps_its_indexed_version(small_vault):
     report = index_vault(small_vault)
     assert report.errors == 1
     store = open_store(small_vault)
-    doc = store.get_document(path="good.md")
+    doc = store.get_document(LOCAL, path="good.md")
     assert doc["title"] == "Good", "the last good version stays searchable"
     assert [p.path for p in store.problems()] == ["good.md"]
     store.close()
     (small_vault / "good.md").write_text("---\ntitle: Fixed\n---\nText\n")
     index_vault(small_vault)
     store = open_store(small_vault)
-    assert store.get_document(path="good.md")["title"] == "Fixed"
+    assert store.get_document(LOCAL, path="good.md")["title"] == "Fixed"
     assert store.problems() == [], "a fixed file's problem is cleared"
     store.close()
 

@@ -7,17 +7,18 @@ import shutil
 import time
 from pathlib import Path
 
+from kbgraph.access import LOCAL
 from kbgraph.ingest.pipeline import index_vault
 from kbgraph.store import open_store
 from kbgraph.store.base import DocFilter
 
 
 def _docs(store) -> dict[str, dict]:
-    return {d["path"]: d for d in store.list_documents(DocFilter())}
+    return {d["path"]: d for d in store.list_documents(LOCAL, DocFilter())}
 
 
 def _entity(store, name):
-    return next(e for e in store.list_entities() if e.name == name)
+    return next(e for e in store.list_entities(LOCAL) if e.name == name)
 
 
 def _mentions(store, path: str) -> list[tuple[str, str, str]]:
@@ -62,8 +63,8 @@ def test_date_comes_from_frontmatter_then_dated_path_then_filename(indexed):
 
 def test_chunks_follow_headings_and_split_long_sections(indexed):
     _, store = indexed
-    doc = store.get_document(path="notes/engineering-principles.md")
-    chunks = store.document_chunks(doc["id"])
+    doc = store.get_document(LOCAL, path="notes/engineering-principles.md")
+    chunks = store.document_chunks(LOCAL, doc["id"])
     assert len({c["heading"] for c in chunks}) < len(chunks), "the long section is split in several chunks"
     assert all(len(c["text"]) <= 1500 for c in chunks)
     assert [c["ordinal"] for c in chunks] == list(range(len(chunks)))
@@ -76,15 +77,15 @@ def test_chunks_follow_headings_and_split_long_sections(indexed):
 
 def test_chunk_ids_are_stable_across_a_full_reindex(indexed):
     vault, store = indexed
-    doc = store.get_document(path="meetings/2026/01/13/atlas-weekly-sync.md")
-    keys = [c["key"] for c in store.document_chunks(doc["id"])]
+    doc = store.get_document(LOCAL, path="meetings/2026/01/13/atlas-weekly-sync.md")
+    keys = [c["key"] for c in store.document_chunks(LOCAL, doc["id"])]
     index_vault(vault, full=True)
-    assert [c["key"] for c in store.document_chunks(doc["id"])] == keys
+    assert [c["key"] for c in store.document_chunks(LOCAL, doc["id"])] == keys
 
 
 def test_entity_pages_and_frontmatter_references_become_entities(indexed):
     _, store = indexed
-    by_name = {e.name: e for e in store.list_entities()}
+    by_name = {e.name: e for e in store.list_entities(LOCAL)}
     ana = by_name["Ana Lima"]
     assert ana.type == "person" and ana.page_path == "people/ana-lima.md"
     assert "Ana" in ana.aliases
@@ -103,7 +104,7 @@ def test_wikilinks_aliases_and_frontmatter_references_are_mentions(indexed):
     assert {"frontmatter", "text"} <= kinds
     names = {n for n, _, _ in found}
     assert {"Ana Lima", "Arjun Mehta", "Dana Kowalski", "Project Atlas"} <= names
-    wiki = [m for d in store.list_documents(DocFilter()) for m in _mentions(store, d["path"]) if m[2] == "wikilink"]
+    wiki = [m for d in store.list_documents(LOCAL, DocFilter()) for m in _mentions(store, d["path"]) if m[2] == "wikilink"]
     assert any(surface == "Ben" and name == "Ben Okafor" for name, surface, _ in wiki), "[[Ben Okafor|Ben]]"
 
 
@@ -130,7 +131,7 @@ def test_common_word_names_need_their_capital_and_not_a_hyphenated_word(indexed)
         for name, surface, kind in _mentions(store, path):
             if name in ("Data", "Growth", "Platform") and kind == "text":
                 assert surface in text
-    doc = store.get_document(path="notes/reading-list.txt")
+    doc = store.get_document(LOCAL, path="notes/reading-list.txt")
     text = (Path(store.path).parents[1] / doc["path"]).read_text()
     rows = store.db.execute(
         "SELECT m.start, m.end FROM mentions m JOIN entities e ON e.id = m.entity_id"
@@ -142,7 +143,7 @@ def test_common_word_names_need_their_capital_and_not_a_hyphenated_word(indexed)
 
 def test_entity_tiers_follow_mention_counts(indexed):
     _, store = indexed
-    for entity in store.list_entities():
+    for entity in store.list_entities(LOCAL):
         expected = 3 if entity.mention_count >= 15 else 2 if entity.mention_count >= 5 else 1
         assert entity.tier == expected
 
@@ -167,7 +168,7 @@ def test_touched_but_unchanged_file_is_not_reparsed(indexed):
 
 def test_changed_added_deleted_and_moved_files(indexed):
     vault, store = indexed
-    moved_id = store.get_document(path="notes/reading-list.txt")["id"]
+    moved_id = store.get_document(LOCAL, path="notes/reading-list.txt")["id"]
     (vault / "notes/hiring-thoughts.md").write_text("# Hiring\n\nWe should hire Dana's replacement soon.\n")
     (vault / "notes/new-idea.md").write_text("---\ntitle: New idea\n---\n\nKafka for everything, says Chen.\n")
     (vault / "decisions/2026-03-20-pull-payments-gateway-forward.md").unlink()
@@ -182,13 +183,13 @@ def test_changed_added_deleted_and_moved_files(indexed):
     assert docs["archive/reading-list.txt"]["id"] == moved_id, "a move keeps the document id"
     assert "notes/reading-list.txt" not in docs
     assert {n for n, _, _ in _mentions(store, "notes/new-idea.md")} == {"Kafka", "Chen Wei"}
-    hiring = store.get_document(path="notes/hiring-thoughts.md")
-    assert "replacement" in store.document_chunks(hiring["id"])[0]["text"]
+    hiring = store.get_document(LOCAL, path="notes/hiring-thoughts.md")
+    assert "replacement" in store.document_chunks(LOCAL, hiring["id"])[0]["text"]
 
 
 def test_a_new_alias_links_mentions_in_unchanged_documents(indexed):
     vault, store = indexed
-    before = {s for d in store.list_documents(DocFilter()) for _, s, _ in _mentions(store, d["path"])}
+    before = {s for d in store.list_documents(LOCAL, DocFilter()) for _, s, _ in _mentions(store, d["path"])}
     assert "Arjoon" not in before
     page = vault / "people/arjun-mehta.md"
     page.write_text(page.read_text().replace("aliases: [", "aliases: [Arjoon, ", 1))
@@ -201,7 +202,7 @@ def test_deleting_an_entity_page_removes_the_entity_and_its_mentions(indexed):
     vault, store = indexed
     (vault / "tech/kafka.md").unlink()
     index_vault(vault)
-    assert "Kafka" not in {e.name for e in store.list_entities()}
+    assert "Kafka" not in {e.name for e in store.list_entities(LOCAL)}
     assert store.db.execute("SELECT count(*) FROM mentions WHERE surface = 'Kafka'").fetchone()[0] == 0
 
 
@@ -245,7 +246,7 @@ def test_kbx_layout_indexes_without_configuration(tmp_path):
         assert docs["memory/people/ana-lima.md"]["kind"] == "person"
         assert docs["memory/meetings/2026/01/15/standup.md"]["kind"] == "meeting"
         assert docs["memory/meetings/2026/01/15/standup.md"]["date"] == "2026-01-15"
-        assert {(e.type, e.name) for e in store.list_entities()} == {("person", "Ana Lima"), ("project", "Atlas")}
+        assert {(e.type, e.name) for e in store.list_entities(LOCAL)} == {("person", "Ana Lima"), ("project", "Atlas")}
         assert {n for n, _, _ in _mentions(store, "memory/meetings/2026/01/15/standup.md")} == {"Ana Lima", "Atlas"}
     finally:
         store.close()

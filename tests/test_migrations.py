@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from kbgraph.access import LOCAL
 from kbgraph.store.sqlite import migrations
 from kbgraph.store.sqlite.store import SqliteStore
 
@@ -41,7 +42,7 @@ def test_upgrading_keeps_suggestions_their_decisions_and_evidence(tmp_path, monk
     monkeypatch.undo()
 
     upgraded = SqliteStore.open(path)
-    (row,) = upgraded.suggestions("rejected")
+    (row,) = upgraded.suggestions(LOCAL, "rejected")
     assert (row["source"], row["target"], row["new_source"], row["evidence"]) == ("A", "B", False, "A reports to B")
     assert upgraded.db.execute("PRAGMA foreign_key_check").fetchall() == []
     upgraded.db.execute("DELETE FROM suggestions")  # the evidence still cascades with its suggestion

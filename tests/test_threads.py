@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from kbgraph.access import LOCAL
 from kbgraph.ingest.pipeline import index_vault
 from kbgraph.search.engine import search
 from kbgraph.store import DocFilter, open_store
@@ -93,7 +94,7 @@ def test_eight_threads_of_mixed_reads_and_writes_never_merge_lose_or_lock(store)
                     b = store.get_meta(f"pair:{w}:{k}:b")  # b first: written last, so a must be there too
                     if b is not None:
                         seen.append((w, k, store.get_meta(f"pair:{w}:{k}:a"), b))
-                assert len(store.list_documents(DocFilter())) == 3
+                assert len(store.list_documents(LOCAL, DocFilter())) == 3
                 if k % 10 == r:
                     assert search(store, "budget", mode="bm25").hits
         return run
@@ -231,7 +232,7 @@ def _people_vault(root: Path, person: str) -> Path:
 def _mentioned(root: Path) -> set[str]:
     store = open_store(root)
     try:
-        return {e.name for e in store.list_entities() if e.mention_count}
+        return {e.name for e in store.list_entities(LOCAL) if e.mention_count}
     finally:
         store.close()
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .access import LOCAL
 from .entities.assemble import entity_key
 from .errors import InvalidInput
 from .model import Merge, as_dict
 from .relations.records import now_iso, parse_valid_until
 from .store.base import Store
+from .workspace import Workspace
 
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
@@ -31,7 +33,7 @@ _RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origi
 
 def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
     relations = []
-    for r in store.relations_of_type(None):
+    for r in store.relations_of_type(LOCAL, None):
         ends = [{"type": r["source_type"], "name": r["source"]}, {"type": r["target_type"], "name": r["target"]}]
         if r["type"] in symmetric:  # stored by id, which differs between vaults: export by name
             ends.sort(key=lambda end: (end["type"], end["name"]))
@@ -40,7 +42,7 @@ def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
     relations.sort(key=lambda r: (r["type"], r["source"]["name"], r["target"]["name"]))
     entities = [
         {k: v for k, v in as_dict(e).items() if k in ("type", "name", "aliases", "page_path", "attributes", "status")}
-        for e in store.list_entities()
+        for e in store.list_entities(LOCAL)
     ]
     return {
         "format": FORMAT, "version": VERSION, "exported_at": now_iso(),
@@ -51,7 +53,7 @@ def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
         "reference_links": [{"doc_path": r["doc_path"], "name": r["name_key"], "type": r["type"],
                              "entity": {"type": r["entity_key"].split(":", 1)[0], "name": r["entity_name"]},
                              "created_at": r["created_at"]} for r in store.reference_links()],
-        "decisions": [{k: d[k] for k in _DECISION_FIELDS} for d in store.decisions()],
+        "decisions": [{k: d[k] for k in _DECISION_FIELDS} for d in store.decisions(LOCAL)],
     }
 
 
@@ -101,7 +103,7 @@ def _from_jsonl(text: str) -> dict:
     return data
 
 
-def import_data(ws, data: dict) -> dict:
+def import_data(ws: Workspace, data: dict) -> dict:
     """Restore asserted entities and relations into ws; returns counts. All-or-nothing validation first."""
     store, vocab = ws.store, ws.config.vocabulary
     for key in ("relations", "asserted_entities", "merges", "unlinks", "reference_links", "decisions"):
@@ -151,7 +153,7 @@ def import_data(ws, data: dict) -> dict:
                 source_id, target_id = target_id, source_id  # this vault's ids decide the stored order
             current = store.get_relation(source_id, target_id, r["type"])
             from_page = current is not None and current["origin"] == "page"
-            source_doc = store.get_document(path=r["source_doc"]) if r.get("source_doc") else None
+            source_doc = store.get_document(LOCAL, path=r["source_doc"]) if r.get("source_doc") else None
             store.restore_relation({
                 **{k: r.get(k) for k in _RELATION_KEYS},
                 "created_at": r.get("created_at") or now, "updated_at": r.get("updated_at") or now,
@@ -176,7 +178,7 @@ def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict]
     for u in unlinks:
         store.add_unlink(entity_key(u["entity"]["type"], u["entity"]["name"]), u["entity"]["name"], u["doc_path"],
                          u.get("created_at") or now)
-    logged = {(d["surface_key"], d["candidate_key"], d["outcome"], d["created_at"]) for d in store.decisions()}
+    logged = {(d["surface_key"], d["candidate_key"], d["outcome"], d["created_at"]) for d in store.decisions(LOCAL)}
     for d in decisions:
         if (d["surface_key"], d.get("candidate_key"), d["outcome"], d["created_at"]) not in logged:
             store.add_decision(d)
@@ -207,7 +209,7 @@ def _valid_decision(index: int, item: object) -> dict:
     return {k: item.get(k) for k in _DECISION_FIELDS}
 
 
-def _rebuild_entities(ws) -> None:
+def _rebuild_entities(ws: Workspace) -> None:
     from .ingest.pipeline import refresh_index
 
     with ws.store.transaction():

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .access import LOCAL, Access
 from .config import CONFIG_NAME, DEFAULT_TEMPLATE, Config, load_config
 from .errors import InvalidInput
 from .ingest.vault import INDEX_DIR, find_vault
@@ -17,6 +18,7 @@ class Workspace:
     root: Path
     config: Config
     store: Store
+    access: Access = LOCAL  # who reads through this workspace; the terminal user sees everything
 
     @classmethod
     def open(cls, vault: str | None = None, create: bool = False) -> "Workspace":

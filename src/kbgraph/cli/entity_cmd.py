@@ -39,7 +39,7 @@ def entity_list(entity_type, limit, vault, as_json, fmt, fields):
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        rows = [as_dict(e) for e in ws.store.list_entities(entity_type, limit or None)]
+        rows = [as_dict(e) for e in ws.store.list_entities(ws.access, entity_type, limit or None)]
     emit_rows(
         rows, fmt, fields, envelope={"count": len(rows)}, rows_key="entities",
         table_columns=[("id", "Id"), ("type", "Type"), ("name", "Name"), ("aliases", "Aliases"),

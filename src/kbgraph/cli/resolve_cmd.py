@@ -62,7 +62,7 @@ def log(outcome, vault, as_json, fmt, fields) -> None:
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        rows = ws.store.decisions(outcome)
+        rows = ws.store.decisions(ws.access, outcome)
     emit_rows(rows, fmt, fields, {"count": len(rows)}, "decisions",
               [("id", "Id"), ("surface", "Name"), ("candidate_name", "Entity"), ("score", "P"),
                ("outcome", "Outcome"), ("decided_by", "By")],

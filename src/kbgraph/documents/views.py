@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
 from ..model import Entity, as_dict
 from ..store.base import DocFilter, Store
@@ -12,35 +13,35 @@ from ..store.base import DocFilter, Store
 _TARGET_LINE = re.compile(r"^(.*):(\d+)$")
 
 
-def resolve_target(store: Store, target: str) -> tuple[dict, int | None]:
+def resolve_target(store: Store, target: str, access: Access = LOCAL) -> tuple[dict, int | None]:
     """A document from a path, `path:LINE`, or a document id (`12` or `#12`); and the line, if given."""
     target = (target or "").strip()
     if not target:
         raise InvalidInput("no target: give a path, path:LINE, or a document id")
     if re.fullmatch(r"#?\d{1,18}", target):
-        doc = store.get_document(doc_id=int(target.lstrip("#")))
+        doc = store.get_document(access, doc_id=int(target.lstrip("#")))
         if doc is None:
-            doc = store.get_document(path=target)
+            doc = store.get_document(access, path=target)
         if doc is None:
             raise NotFound(f"no document with id {target}", param="target", hint="list the documents to see their ids")
         return doc, None
     line = None
     path = target
     match = _TARGET_LINE.match(target)
-    if match and store.get_document(path=target) is None:
+    if match and store.get_document(access, path=target) is None:
         path, line = match.group(1), int(match.group(2))
     path = path.removeprefix("./")
-    doc = store.get_document(path=path)
+    doc = store.get_document(access, path=path)
     if doc is None:
         raise NotFound(f"{path!r} is not in the index", param="target",
                        hint="check the path (relative to the vault) or index the vault")
     return doc, line
 
 
-def view_document(root: Path, store: Store, target: str) -> dict:
+def view_document(root: Path, store: Store, target: str, access: Access = LOCAL) -> dict:
     """The document's metadata and text; with a line, the chunk that holds it."""
-    doc, line = resolve_target(store, target)
-    chunks = store.document_chunks(doc["id"])
+    doc, line = resolve_target(store, target, access)
+    chunks = store.document_chunks(access, doc["id"])
     text, stale = _current_text(root, doc)
     result = {"document": doc, "line": line, "stale": stale}
     if line is not None:
@@ -70,25 +71,25 @@ def _current_text(root: Path, doc: dict) -> tuple[str, bool]:
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n"), stale
 
 
-def list_documents(store: Store, flt: DocFilter, limit: int | None = None) -> list[dict]:
-    return store.list_documents(flt, limit)
+def list_documents(store: Store, flt: DocFilter, limit: int | None = None, access: Access = LOCAL) -> list[dict]:
+    return store.list_documents(access, flt, limit)
 
 
-def timeline(store: Store, entity: Entity, limit: int | None = None) -> list[dict]:
+def timeline(store: Store, entity: Entity, limit: int | None = None, access: Access = LOCAL) -> list[dict]:
     """Documents that mention the entity, oldest first (undated ones last)."""
-    return store.entity_documents(entity.id, limit)
+    return store.entity_documents(access, entity.id, limit)
 
 
-def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10) -> dict:
+def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, access: Access = LOCAL) -> dict:
     """What kbgraph knows of an entity: its record, relations, and where it is mentioned."""
     from ..relations.records import relation_summary
     from ..relations.vocabulary import Vocabulary
 
-    docs = store.entity_documents(entity.id)
+    docs = store.entity_documents(access, entity.id)
     dated = [d for d in docs if d["date"]]
     return {
         "entity": as_dict(entity),
-        "relations": relation_summary(store, vocabulary or Vocabulary(), entity),
+        "relations": relation_summary(store, vocabulary or Vocabulary(), entity, access=access),
         "documents": len(docs),
         "first_seen": dated[0]["date"] if dated else None,
         "last_seen": dated[-1]["date"] if dated else None,

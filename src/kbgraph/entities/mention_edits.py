@@ -14,9 +14,10 @@ from .lookup import find_entity
 from ..pages.files import edit_page, write_lock
 from ..ingest.pipeline import index_vault, refresh_index
 from ..relations.records import now_iso
+from ..workspace import Workspace
 
 
-def unlink(ws, entity_name: str, doc_path: str) -> dict:
+def unlink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     """ENTITY is not what DOC's text means: its text mentions there are dropped, now and on every re-index."""
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
     store = ws.store
@@ -27,7 +28,7 @@ def unlink(ws, entity_name: str, doc_path: str) -> dict:
     return {"entity": entity.name, "path": doc["path"], "unlinked": True, "changed": added}
 
 
-def relink(ws, entity_name: str, doc_path: str) -> dict:
+def relink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     """Undo `unlink`: DOC's text may mention ENTITY again."""
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
     store = ws.store
@@ -40,13 +41,13 @@ def relink(ws, entity_name: str, doc_path: str) -> dict:
     return {"entity": entity.name, "path": doc["path"], "unlinked": False, "changed": True}
 
 
-def unlinked_mentions(ws, entity_name: str | None = None, limit: int | None = 100) -> list[dict]:
+def unlinked_mentions(ws: Workspace, entity_name: str | None = None, limit: int | None = 100) -> list[dict]:
     """Documents whose text names an entity they never link, with the first such mention."""
     entity = find_entity(ws.store, entity_name) if entity_name else None
     return ws.store.unlinked_mentions(entity.id if entity else None, limit)
 
 
-def link(ws, entity_name: str, doc_path: str) -> dict:
+def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     """Wrap the first unlinked mention of ENTITY in DOC in a [[wikilink]] (`[[Name|as written]]` when
     the text spells it differently). Refuses when the note changed since it was indexed."""
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
@@ -71,9 +72,9 @@ def link(ws, entity_name: str, doc_path: str) -> dict:
             "remaining": max(0, row["count"] - 1)}
 
 
-def _entity_and_doc(ws, entity_name: str, doc_path: str):
+def _entity_and_doc(ws: Workspace, entity_name: str, doc_path: str):
     entity = find_entity(ws.store, entity_name)
-    doc = ws.store.get_document(path=doc_path.removeprefix("./"))
+    doc = ws.store.get_document(ws.access, path=doc_path.removeprefix("./"))
     if doc is None:
         raise NotFound(f"{doc_path!r} is not in the index", param="doc_path", hint="give a vault-relative path")
     return entity, doc

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..access import LOCAL
 from .assemble import entity_key
 from ..errors import InvalidInput
 from .lookup import find_entity
@@ -18,9 +19,10 @@ from ..relations.moving import move_relations
 from ..pages.files import write_lock
 from ..relations.records import now_iso
 from ..store.base import Store
+from ..workspace import Workspace
 
 
-def merge_entities(ws, merged_name: str, into_name: str) -> dict:
+def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
     store = ws.store
     merged = find_entity(store, merged_name)
     into = find_entity(store, into_name)
@@ -56,7 +58,7 @@ def merge_entities(ws, merged_name: str, into_name: str) -> dict:
     }
 
 
-def unmerge_entity(ws, merged_name: str) -> dict:
+def unmerge_entity(ws: Workspace, merged_name: str) -> dict:
     """Undo `kbg entity merge MERGED INTO`: MERGED is its own entity again, with its aliases, its
     mentions and the relations that came from it. Its page's relation lines are re-read on the
     re-index; relations that live only in the index move back as the merge recorded them.
@@ -147,13 +149,13 @@ def _give_relations_back(store: Store, undo: dict, into_id: int | None, from_id:
     return restored, to_page
 
 
-def _restate_on_pages(ws, dropped: list[dict], into_id: int | None, from_id: int | None) -> int:
+def _restate_on_pages(ws: Workspace, dropped: list[dict], into_id: int | None, from_id: int | None) -> int:
     from ..relations.edits import relate_entities
 
     restated = 0
     for item in dropped:
         ends = [from_id if end in item["ends"] else into_id for end in ("source", "target")]
-        source, target = (ws.store.get_entity(i) for i in ends)
+        source, target = (ws.store.get_entity(LOCAL, i) for i in ends)
         if source is None or target is None or source.id == target.id:
             continue
         relate_entities(ws, source, item["type"], target, item["reason"], None, item["valid_until"], True,
@@ -162,7 +164,7 @@ def _restate_on_pages(ws, dropped: list[dict], into_id: int | None, from_id: int
     return restated
 
 
-def _remove_self_lines(ws, dropped: list[dict], entities: dict) -> set[str]:
+def _remove_self_lines(ws: Workspace, dropped: list[dict], entities: dict) -> set[str]:
     """Take out of their pages the ## Relations lines that would now relate the entity to itself."""
     from ..pages.files import edit_page
     from ..pages.relation_lines import remove_lines

@@ -15,6 +15,7 @@ import os
 import urllib.error
 import urllib.request
 
+from ..access import LOCAL
 from ..config import LlmConfig
 from ..store.base import Store
 
@@ -135,7 +136,7 @@ def extract_document(config: LlmConfig, store: Store, vocab, doc_id: int, path: 
     for entity_id, chunk_id, _, _ in mentions:
         in_chunk.setdefault(chunk_id, set()).add(entity_id)
     found, problems = [], []
-    for chunk in store.document_chunks(doc_id):
+    for chunk in store.document_chunks(LOCAL, doc_id):
         ids = in_chunk.get(chunk["id"], set())
         if len(ids) < 2:
             continue

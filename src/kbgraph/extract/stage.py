@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from ..access import LOCAL
 from .rules import _NEGATION as NEGATED
 from .rules import Span, extract, sentences
 
@@ -154,7 +155,7 @@ def extract_stage(run) -> None:
     from .llm import LlmUnavailable, extract_document
 
     store = run.store
-    names = {e.id: (e.name, e.type) for e in store.list_entities()}
+    names = {e.id: (e.name, e.type) for e in store.list_entities(LOCAL)}
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     for doc_id, (path, _) in sorted(run.extracted.items()):
         try:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import unquote
 
+from ..access import LOCAL
 from ..config import Config, load_config
 from ..entities.sync import sync_entities
 from ..entities.assemble import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms
@@ -32,6 +33,7 @@ from ..entities.names import name_key, page_link_keys
 from .parse import parse_document
 from ..store.base import DocState, Store
 from .vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
+from ..workspace import Workspace
 
 ProgressFn = Callable[[str, int, int], None]
 BATCH_SIZE = 250
@@ -277,7 +279,7 @@ def mentions_stage(run: IndexRun) -> None:
         return
     # Set before any worker is forked, so workers inherit it instead of receiving it pickled; keyed
     # by run, so two vaults indexed at once in one process never scan with each other's names.
-    forms, entities = store.entity_forms(), store.list_entities()
+    forms, entities = store.entity_forms(), store.list_entities(LOCAL)
     run_key = id(run)
     _SCAN_CONTEXTS[run_key] = (
         MentionMatcher(matcher_forms(forms)),
@@ -587,7 +589,7 @@ def index_vault(
     )
 
 
-def refresh_index(ws) -> IndexReport:
+def refresh_index(ws: Workspace) -> IndexReport:
     """Run the stages over what the index already holds, re-reading no file: after a change made in
     the index itself (a merge, an asserted entity, an unlink, an answer), entities, mentions and
     relations follow it. Waits up to 30 s for a running `kbg index`."""

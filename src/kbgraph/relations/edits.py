@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..access import LOCAL
 from ..errors import InvalidInput, NotFound, StoreError
 from ..entities.lookup import find_entity
 from ..model import Entity
@@ -17,10 +18,11 @@ from ..pages.files import create_entity_page, edit_page, write_lock
 from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
 from .records import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
 from ..store.base import Store
+from ..workspace import Workspace
 
 
 def relate(
-    ws,
+    ws: Workspace,
     source_name: str,
     type_name: str,
     target_name: str,
@@ -42,7 +44,7 @@ def relate(
     return relate_entities(ws, source, type_name, target, reason, evidence, until, valid_until is not None)
 
 
-def relate_entities(ws, source: Entity, type_name: str, target: Entity, reason: str | None, evidence: dict | None,
+def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entity, reason: str | None, evidence: dict | None,
                     until: str | None, until_given: bool = True, confidence: str = "manual") -> dict:
     """relate() once both ends are known entities: page line first, then the row, then a page re-index."""
     store, vocab = ws.store, ws.config.vocabulary
@@ -64,7 +66,7 @@ def relate_entities(ws, source: Entity, type_name: str, target: Entity, reason: 
             _check_round_trip(line, reason, until)
             matches = line_matcher(vocab, mirror, rtype, src, tgt)
             edit_page(ws.root, page_path, lambda text, off: upsert_line(text, off, line, matches))
-            origin, origin_doc_id = "page", store.get_document(path=page_path)["id"]
+            origin, origin_doc_id = "page", store.get_document(LOCAL, path=page_path)["id"]
         with store.transaction():
             row = store.upsert_relation(
                 {"source_id": src.id, "target_id": tgt.id, "type": rtype.name, "reason": reason,
@@ -86,7 +88,7 @@ def relate_entities(ws, source: Entity, type_name: str, target: Entity, reason: 
             "mirrored_to": page_path if origin == "page" else None}
 
 
-def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
+def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) -> dict:
     """Remove source --type--> target (from its page line too); a missing relation is an error."""
     store, vocab = ws.store, ws.config.vocabulary
     source = find_entity(store, source_name)
@@ -98,7 +100,7 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
             raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}",
                            hint=f"list the relations of {src.name!r} to see what exists")
         # Every page of either end may state it (Dana's "- reports-to [[Ben]]", Ben's "- manages [[Dana]]").
-        pages = {doc_id: store.get_entity(owner[0]) for doc_id, owner in store.page_entity_ids().items()
+        pages = {doc_id: store.get_entity(LOCAL, owner[0]) for doc_id, owner in store.page_entity_ids().items()
                  if owner[0] in (src.id, tgt.id)}
         for line in store.page_relation_lines():
             page_entity = pages.get(line["doc_id"])
@@ -109,7 +111,7 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
                     "(a key kbgraph.toml maps to relations); edit that file to remove it")
         edited = []
         for doc_id, page_entity in pages.items():
-            path = store.get_document(doc_id=doc_id)["path"]
+            path = store.get_document(LOCAL, doc_id=doc_id)["path"]
             matches = line_matcher(vocab, page_entity, rtype, src, tgt)
             if edit_page(ws.root, path, lambda text, off, m=matches: remove_lines(text, off, m)[0]):
                 edited.append(path)
@@ -121,7 +123,7 @@ def unrelate(ws, source_name: str, type_name: str, target_name: str) -> dict:
     return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
 
 
-def _target(ws, name: str, create_type: str | None, check) -> Entity:
+def _target(ws: Workspace, name: str, create_type: str | None, check) -> Entity:
     """The target entity; with --create, a missing one is created, but only once check(it) passes."""
     try:
         return find_entity(ws.store, name)
@@ -138,7 +140,7 @@ def _target(ws, name: str, create_type: str | None, check) -> Entity:
     return create_entity(ws, create_type, name)
 
 
-def create_entity(ws, entity_type: str, name: str) -> Entity:
+def create_entity(ws: Workspace, entity_type: str, name: str) -> Entity:
     """A page-less entity the user asserts (kept across re-index and in export), or the one that exists."""
     try:
         return find_entity(ws.store, name, entity_type)
@@ -156,7 +158,7 @@ def create_entity(ws, entity_type: str, name: str) -> Entity:
 def _source_doc(store: Store, path: str | None) -> dict | None:
     if path is None:
         return None
-    doc = store.get_document(path=path.removeprefix("./"))
+    doc = store.get_document(LOCAL, path=path.removeprefix("./"))
     if doc is None:
         raise NotFound(f"`source_doc` {path!r} is not in the index", param="source_doc",
                        hint="give a vault-relative path")
@@ -178,7 +180,7 @@ class _Line:
     target: str
 
 
-def _reindex(ws, rel_path: str) -> None:
+def _reindex(ws: Workspace, rel_path: str) -> None:
     from ..ingest.pipeline import index_vault
 
     index_vault(Path(ws.root), store=ws.store, only={rel_path}, lock_wait=30)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
+from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
 from ..entities.lookup import find_entity
 from ..model import Entity, Problem
@@ -85,7 +86,7 @@ def _details(row: dict, today: str) -> dict:
 
 def entity_relations(
     store: Store, vocab: Vocabulary, entity: Entity, type_name: str | None = None, include_expired: bool = False,
-    today: str | None = None, limit: int | None = None,
+    today: str | None = None, limit: int | None = None, access: Access = LOCAL,
 ) -> dict:
     """An entity's relations and inverse relations, optionally of one type (either direction's name).
 
@@ -97,10 +98,10 @@ def entity_relations(
     out: dict[str, Any] = {"entity": entity.name, "entity_id": entity.id, "entity_type": entity.type,
            "relations": [], "inverse_relations": [], "total": {"relations": 0, "inverse_relations": 0}}
     for direction in directions:
-        for row in store.relations_from(entity.id, direction, canonical_type, active_on, limit):
+        for row in store.relations_from(access, entity.id, direction, canonical_type, active_on, limit):
             side, data = view_row(row, vocab, entity.id, today)
             out[side].append(data)
-    for (direction, rel_type), count in store.relation_counts(entity.id, active_on).items():
+    for (direction, rel_type), count in store.relation_counts(access, entity.id, active_on).items():
         if direction in directions and canonical_type in (None, rel_type):
             rtype = vocab.types.get(rel_type)
             side = "relations" if direction == "out" or (rtype and rtype.symmetric) else "inverse_relations"
@@ -123,12 +124,12 @@ def _directions(vocab: Vocabulary, type_name: str | None) -> tuple[str | None, t
 
 
 def relations_of_type(store: Store, vocab: Vocabulary, type_name: str, include_expired: bool = False,
-                      today: str | None = None) -> list[dict]:
+                      today: str | None = None, access: Access = LOCAL) -> list[dict]:
     """Every relation of a type across the graph, read in the direction the type was named."""
     today = today or today_iso()
     normal = vocab.normalise(type_name)
     out = []
-    for row in store.relations_of_type(normal.type.name):
+    for row in store.relations_of_type(access, normal.type.name):
         if not include_expired and not is_active(row, today):
             continue
         source, target = (row["target"], row["source"]) if normal.swapped else (row["source"], row["target"])
@@ -139,9 +140,10 @@ def relations_of_type(store: Store, vocab: Vocabulary, type_name: str, include_e
     return out
 
 
-def relation_summary(store: Store, vocab: Vocabulary, entity: Entity, today: str | None = None) -> dict[str, list[str]]:
+def relation_summary(store: Store, vocab: Vocabulary, entity: Entity, today: str | None = None,
+                     access: Access = LOCAL) -> dict[str, list[str]]:
     """Active relations grouped by how they read from the entity: {"reports_to": [...], "manages": [...]}."""
-    data = entity_relations(store, vocab, entity, today=today)
+    data = entity_relations(store, vocab, entity, today=today, access=access)
     summary: dict[str, list[str]] = {}
     for item in data["relations"] + data["inverse_relations"]:
         other = item.get("target") or item.get("source")
@@ -196,7 +198,7 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
 def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], line: dict, stems: dict[str, set[int]]):
     from ..errors import Ambiguous
 
-    page_entity = store.get_entity(page[0])
+    page_entity = store.get_entity(LOCAL, page[0])  # the index reading its own pages
     hint = vocab.target_type_hint(line["type"], page_entity.type)
     try:
         other = find_entity(store, line["target"], hint)
@@ -204,13 +206,13 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
         raise InvalidInput(f"{exc}; write the full name in [[...]]") from None
     except NotFound:
         if not stems:
-            for entity in store.list_entities():
+            for entity in store.list_entities(LOCAL):
                 for key in page_link_keys(entity.page_path) if entity.page_path else ():
                     stems.setdefault(key, set()).add(entity.id)
         by_file = stems.get(name_key(line["target"]), set())
         if len(by_file) != 1:
             raise
-        other = store.get_entity(next(iter(by_file)))
+        other = store.get_entity(LOCAL, next(iter(by_file)))
     rtype, src, tgt = canonical(vocab, page_entity, line["type"], other)
     return (src.id, tgt.id, rtype.name), {
         "reason": line["reason"], "valid_until": line["valid_until"], "origin": "page",

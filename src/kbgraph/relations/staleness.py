@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ..access import LOCAL, Access
 from ..errors import InvalidInput
 from .records import is_active, today_iso
 from ..store.base import Store
@@ -12,12 +13,12 @@ QUIET_RELATION_DAYS = 60
 
 
 def stale_report(store: Store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
-                 today: str | None = None) -> dict:
+                 today: str | None = None, access: Access = LOCAL) -> dict:
     if not 0 <= days <= 365_000:
         raise InvalidInput(f"`days` must be between 0 and 365000, got {days}", param="days")
     today = today or today_iso()
     cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=days)).isoformat()
-    activity = {row["id"]: row for row in store.entity_activity()}
+    activity = {row["id"]: row for row in store.entity_activity(access)}
     entities = []
     for row in activity.values():
         if entity_type and row["type"] != entity_type:
@@ -27,14 +28,14 @@ def stale_report(store: Store, days: int = 90, entity_type: str | None = None, i
             entities.append({**row, "last_activity": last})
     result = {"today": today, "days": days, "cutoff": cutoff, "entities": entities}
     if include_relations:
-        result["relations"] = _stale_relations(store, activity, today)
+        result["relations"] = _stale_relations(store, activity, today, access)
     return result
 
 
-def _stale_relations(store: Store, activity: dict, today: str) -> list[dict]:
+def _stale_relations(store: Store, activity: dict, today: str, access: Access) -> list[dict]:
     quiet_cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=QUIET_RELATION_DAYS)).isoformat()
     out = []
-    for row in store.relations_of_type(None):
+    for row in store.relations_of_type(access, None):
         reasons = []
         if not is_active(row, today):
             reasons.append(f"expired on {row['valid_until']}")

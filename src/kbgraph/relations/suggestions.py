@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
+from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
 from .records import now_iso
 from ..store.base import Store
+from ..workspace import Workspace
 
 CONFIDENCE_LEVELS = {"high": ("auto-high",), "low": ("auto-high", "auto-low")}
 
 
 def list_suggestions(store: Store, status: str | None = "pending", doc_path: str | None = None,
-                     min_confidence: str = "low") -> list[dict]:
+                     min_confidence: str = "low", access: Access = LOCAL) -> list[dict]:
     if status not in (None, "pending", "accepted", "rejected"):
         raise InvalidInput(f"`status` {status!r}: use pending, accepted or rejected", param="status")
     if min_confidence not in CONFIDENCE_LEVELS:
         raise InvalidInput(f"`min_confidence` {min_confidence!r}: use high or low", param="min_confidence")
-    if doc_path is not None and store.get_document(path=doc_path.removeprefix("./")) is None:
+    if doc_path is not None and store.get_document(access, path=doc_path.removeprefix("./")) is None:
         raise NotFound(f"`doc_path` {doc_path!r} is not in the index", param="doc_path",
                        hint="give a vault-relative path")
-    return store.suggestions(status, doc_path and doc_path.removeprefix("./"), CONFIDENCE_LEVELS[min_confidence])
+    return store.suggestions(access, status, doc_path and doc_path.removeprefix("./"), CONFIDENCE_LEVELS[min_confidence])
 
 
-def extract_now(ws, paths: list[str], progress=None) -> dict:
+def extract_now(ws: Workspace, paths: list[str], progress=None) -> dict:
     """Run extraction again, now, on these documents (all of them if none are given): the pattern rules
     and, when kbgraph.toml configures one, the LLM extractor. Returns what the index run reported and
     the pending suggestions of those documents."""
@@ -30,28 +32,28 @@ def extract_now(ws, paths: list[str], progress=None) -> dict:
     store = ws.store
     docs = []
     for path in paths:
-        doc = store.get_document(path=path.removeprefix("./"))
+        doc = store.get_document(ws.access, path=path.removeprefix("./"))
         if doc is None:
             raise NotFound(f"{path!r} is not in the index", param="paths", hint="give a vault-relative path")
         docs.append(doc)
     with store.transaction():
         store.mark_for_rescan([d["id"] for d in docs] if docs else None)
     report = index_vault(ws.root, store=store, lock_wait=30, progress=progress)
-    by_id = {s["id"]: s for d in docs for s in store.suggestions("pending", d["path"])}
-    pending = sorted(by_id.values(), key=lambda s: s["id"]) if docs else store.suggestions("pending")
+    by_id = {s["id"]: s for d in docs for s in store.suggestions(ws.access, "pending", d["path"])}
+    pending = sorted(by_id.values(), key=lambda s: s["id"]) if docs else store.suggestions(ws.access, "pending")
     return {"documents": len(docs) if docs else store.stats()["documents"], "report": report, "pending": pending}
 
 
-def accept(ws, suggestion_id: int) -> dict:
+def accept(ws: Workspace, suggestion_id: int) -> dict:
     """Make a pending suggestion a relation (its evidence document kept as the source doc)."""
     from .edits import relate_entities
 
     store = ws.store
-    suggestion = _pending(store, suggestion_id)
+    suggestion = _pending(store, ws.access, suggestion_id)
     evidence = store.suggestion_evidence(suggestion_id)
     source, target = (_end_entity(ws, suggestion, end) for end in ("source", "target"))
     # The note may have changed or gone since the suggestion was made: keep only evidence still on disk.
-    docs = (store.get_document(doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
+    docs = (store.get_document(LOCAL, doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
     doc = next((d for d in docs if d is not None and (ws.root / d["path"]).is_file()), None)
     relation = relate_entities(ws, source, suggestion["type"], target, None, doc, None, False,
                                suggestion["confidence"])
@@ -63,13 +65,13 @@ def accept(ws, suggestion_id: int) -> dict:
             "created": created}
 
 
-def _end_entity(ws, suggestion: dict, end: str):
+def _end_entity(ws: Workspace, suggestion: dict, end: str):
     """The entity at one end; a new one (a technology of the bundled list, an @handle) is created now."""
     from .edits import create_entity
 
     if suggestion[f"new_{end}"]:
         return create_entity(ws, suggestion[f"{end}_type"], suggestion[end])
-    return ws.store.get_entity(suggestion[f"{end}_id"])
+    return ws.store.get_entity(LOCAL, suggestion[f"{end}_id"])
 
 
 def _current_id(store: Store, suggestion: dict, source, target) -> int:
@@ -77,21 +79,21 @@ def _current_id(store: Store, suggestion: dict, source, target) -> int:
     that suggestion is the one to mark accepted (the "new" one is gone as unstated)."""
     if not (suggestion["new_source"] or suggestion["new_target"]):
         return suggestion["id"]
-    same = [s for s in store.suggestions(None) if s["source_id"] == source.id and s["target_id"] == target.id
+    same = [s for s in store.suggestions(LOCAL, None) if s["source_id"] == source.id and s["target_id"] == target.id
             and s["type"] == suggestion["type"]]
     return same[0]["id"] if same else suggestion["id"]
 
 
-def reject(ws, suggestion_id: int) -> dict:
+def reject(ws: Workspace, suggestion_id: int) -> dict:
     """Remember that a suggestion is wrong: it is not suggested again, whatever the text says."""
-    _pending(ws.store, suggestion_id)
+    _pending(ws.store, ws.access, suggestion_id)
     with ws.store.transaction():
         ws.store.decide_suggestion(suggestion_id, "rejected", now_iso())
     return {"id": suggestion_id, "status": "rejected"}
 
 
-def _pending(store: Store, suggestion_id: int) -> dict:
-    suggestion = store.get_suggestion(suggestion_id)
+def _pending(store: Store, access: Access, suggestion_id: int) -> dict:
+    suggestion = store.get_suggestion(access, suggestion_id)
     if suggestion is None:
         raise NotFound(f"no suggestion {suggestion_id}", param="suggestion_id", hint="list the suggestions to see them")
     if suggestion["status"] != "pending":

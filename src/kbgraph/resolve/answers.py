@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import json
 
+from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
 from .decisions import WEIGHTS_META, current_weights, thresholds
 from ..store.base import Store
+from ..workspace import Workspace
 
 
-def pending(store: Store) -> list[dict]:
-    return store.decisions("asked")
+def pending(store: Store, access: Access = LOCAL) -> list[dict]:
+    return store.decisions(access, "asked")
 
 
-def confirm(ws, decision_id: int) -> dict:
+def confirm(ws: Workspace, decision_id: int) -> dict:
     """The name is that entity. A name that says enough ("Arjoon Mehta") becomes the entity's alias
     everywhere: a recorded merge (undo: `kbg entity unmerge`). A name that says little ("Sam", "AJ")
     is linked only in the documents that use it now: a "Sam" in another note is asked about again."""
     from ..entities.merging import merge_entities
     from ..relations.records import now_iso
 
-    question = _open(ws.store, decision_id)
+    question = _open(ws.store, ws.access, decision_id)
     if _low_information(question):
         return _link_in_documents(ws, decision_id, question)
     # Answered first: the merge re-indexes, and a question nothing raises any more would be withdrawn.
@@ -47,7 +49,7 @@ def _low_information(question: dict) -> bool:
         return len(question["surface"].split()) < 2
 
 
-def _link_in_documents(ws, decision_id: int, question: dict) -> dict:
+def _link_in_documents(ws: Workspace, decision_id: int, question: dict) -> dict:
     from ..entities.names import name_key
     from ..ingest.pipeline import refresh_index
     from ..relations.records import now_iso
@@ -65,11 +67,11 @@ def _link_in_documents(ws, decision_id: int, question: dict) -> dict:
             "entity": question["candidate_name"], "aliases": [], "documents": docs}
 
 
-def reject(ws, decision_id: int) -> dict:
+def reject(ws: Workspace, decision_id: int) -> dict:
     """The name is not that entity: never asked again for this pair."""
     from ..relations.records import now_iso
 
-    question = _open(ws.store, decision_id)
+    question = _open(ws.store, ws.access, decision_id)
     with ws.store.transaction():
         ws.store.decide(decision_id, "rejected", "user", now_iso())
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
@@ -80,8 +82,8 @@ def reject(ws, decision_id: int) -> dict:
             "entity": question["candidate_name"]}
 
 
-def _open(store: Store, decision_id: int) -> dict:
-    question = store.get_decision(decision_id)
+def _open(store: Store, access: Access, decision_id: int) -> dict:
+    question = store.get_decision(access, decision_id)
     if question is None:
         raise NotFound(f"no question {decision_id}", param="decision_id", hint="list the pending questions to see them")
     if question["outcome"] != "asked":
@@ -96,7 +98,7 @@ def calibrate(store: Store, config, dry_run: bool = False) -> dict:
     from .scoring import Example, calibration_report, fit
 
     examples = [Example(Features.from_dict(d["features"]), d["outcome"] == "confirmed")
-                for d in store.decisions() if d["outcome"] in ("confirmed", "rejected") and d["features"]
+                for d in store.decisions(LOCAL) if d["outcome"] in ("confirmed", "rejected") and d["features"]
                 and not d["features"].get("unmerged")]
     labels = {e.same for e in examples}
     if len(examples) < 2 or labels != {True, False}:

@@ -8,12 +8,13 @@ after the last result shown). Each comes with what every signal saw of it.
 
 from __future__ import annotations
 
+from ..access import LOCAL, Access
 from ..store.base import Store
 
 
 def why_not(store: Store, path: str, flt, parsed, order: list, limit: int, rankings: dict, seeds: list,
-            pinned) -> dict:
-    doc = store.get_document(path=path.removeprefix("./"))
+            pinned, access: Access = LOCAL) -> dict:
+    doc = store.get_document(access, path=path.removeprefix("./"))
     if doc is None:
         return {"path": path, "reason": "not-indexed",
                 "detail": "no such document in the index: is it in the vault, with an indexed extension, "

@@ -5,9 +5,11 @@ A mixin of SqliteStore (it uses self.db); kept apart so the main store module st
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
-import json
+from ...access import Access
+from .rows import access_sql
 
 _DECISION_KEYS = ("id", "surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score",
                   "features", "outcome", "decided_by", "doc_path", "created_at", "decided_at")
@@ -29,21 +31,22 @@ class ResolutionQueries:
              row["outcome"], row["decided_by"], row.get("doc_path"), row["created_at"], row.get("decided_at")),
         ).fetchone()[0]
 
-    def decisions(self, outcome: str | None = None, ids: tuple[int, ...] = ()) -> list[dict]:
-        clauses, params = [], []
+    def decisions(self, access: Access, outcome: str | None = None, ids: tuple[int, ...] = ()) -> list[dict]:
+        readable, params = access_sql("x", access)
+        clauses = [readable]
         if outcome:
             clauses.append("outcome = ?")
             params.append(outcome)
         if ids:
             clauses.append(f"id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self.db.execute(f"SELECT {', '.join(_DECISION_KEYS)} FROM resolution_decisions{where} ORDER BY id",
+        where = f" WHERE {' AND '.join(clauses)}"
+        rows = self.db.execute(f"SELECT {', '.join(_DECISION_KEYS)} FROM resolution_decisions x{where} ORDER BY id",
                                params)
         return [{**dict(zip(_DECISION_KEYS, r)), "features": json.loads(r[7])} for r in rows]
 
-    def get_decision(self, decision_id: int) -> dict | None:
-        found = self.decisions(ids=(decision_id,))
+    def get_decision(self, access: Access, decision_id: int) -> dict | None:
+        found = self.decisions(access, ids=(decision_id,))
         return found[0] if found else None
 
     def decide(self, decision_id: int, outcome: str, decided_by: str, now: str) -> None:

@@ -237,12 +237,13 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         self._clear_document_content(doc_id)
         self.db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
-    def get_document(self, doc_id: int | None = None, path: str | None = None) -> dict | None:
+    def get_document(self, access: Access, doc_id: int | None = None, path: str | None = None) -> dict | None:
         column, value = ("id", doc_id) if doc_id is not None else ("path", path)
+        readable, params = access_sql("d", access)
         row = self.db.execute(
             f"SELECT {_DOC_COLUMNS}, d.frontmatter, d.content_hash, d.body_offset, d.sensitivity"
-            f" FROM documents d WHERE d.{column} = ?",
-            (value,),
+            f" FROM documents d WHERE d.{column} = ? AND {readable}",
+            (value, *params),
         ).fetchone()
         if row is None:
             return None
@@ -250,16 +251,20 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         doc.update(frontmatter=json.loads(row[11]), content_hash=row[12], body_offset=row[13], sensitivity=row[14])
         return doc
 
-    def document_chunks(self, doc_id: int) -> list[dict]:
+    def document_chunks(self, access: Access, doc_id: int) -> list[dict]:
+        readable, params = access_sql("d", access)
         rows = self.db.execute(
-            "SELECT id, key, ordinal, heading, start, end, line, text FROM chunks WHERE doc_id = ? ORDER BY ordinal",
-            (doc_id,),
+            "SELECT c.id, c.key, c.ordinal, c.heading, c.start, c.end, c.line, c.text FROM chunks c"
+            f" JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND {readable} ORDER BY c.ordinal",
+            (doc_id, *params),
         )
         keys = ("id", "key", "ordinal", "heading", "start", "end", "line", "text")
         return [dict(zip(keys, r)) for r in rows]
 
-    def list_documents(self, flt: DocFilter, limit: int | None = None) -> list[dict]:
+    def list_documents(self, access: Access, flt: DocFilter, limit: int | None = None) -> list[dict]:
         where, params = _doc_filter_sql(flt)
+        readable, extra = access_sql("d", access)
+        where, params = f"{where} AND {readable}", [*params, *extra]
         sql = f"SELECT {_DOC_COLUMNS} FROM documents d WHERE {where} ORDER BY d.date IS NULL, d.date DESC, d.path"
         if limit:
             sql += " LIMIT ?"
@@ -421,18 +426,21 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
     def name_kinds(self, key: str) -> list[tuple[int, str]]:
         return list(self.db.execute("SELECT entity_id, kind FROM entity_names WHERE key = ?", (key,)))
 
-    def get_entity(self, entity_id: int) -> Entity | None:
+    def get_entity(self, access: Access, entity_id: int) -> Entity | None:
+        readable, params = access_sql("e", access)
         row = self.db.execute(
-            f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id WHERE e.id = ?",
-            (entity_id,),
+            f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id"
+            f" WHERE e.id = ? AND {readable}",
+            (entity_id, *params),
         ).fetchone()
         return _entity_row(row) if row else None
 
-    def list_entities(self, entity_type: str | None = None, limit: int | None = None) -> list[Entity]:
-        sql = f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id"
-        params: list = []
+    def list_entities(self, access: Access, entity_type: str | None = None,
+                      limit: int | None = None) -> list[Entity]:
+        readable, params = access_sql("e", access)
+        sql = f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id WHERE {readable}"
         if entity_type:
-            sql += " WHERE e.type = ?"
+            sql += " AND e.type = ?"
             params.append(entity_type)
         sql += " ORDER BY e.type, e.mention_count DESC, e.name"
         if limit:
@@ -448,14 +456,15 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             params.append(entity_type)
         return list(self.db.execute(sql, params))
 
-    def entity_documents(self, entity_id: int, limit: int | None = None) -> list[dict]:
+    def entity_documents(self, access: Access, entity_id: int, limit: int | None = None) -> list[dict]:
+        readable, extra = access_sql("d", access)
         sql = (
             f"SELECT {_DOC_COLUMNS}, count(*) AS mentions, min(m.start) AS first_start,"
             " group_concat(DISTINCT m.kind) AS kinds"
-            " FROM mentions m JOIN documents d ON d.id = m.doc_id WHERE m.entity_id = ?"
+            f" FROM mentions m JOIN documents d ON d.id = m.doc_id WHERE m.entity_id = ? AND {readable}"
             " GROUP BY d.id ORDER BY d.date IS NULL, d.date, d.path"
         )
-        params: list = [entity_id]
+        params: list = [entity_id, *extra]
         if limit:
             sql += " LIMIT ?"
             params.append(limit)
@@ -563,8 +572,8 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             (strength, created_at, reason, now, relation_id),
         )
 
-    def relations_from(self, entity_id: int, direction: str, type_name: str | None, active_on: str | None,
-                       limit: int | None) -> list[dict]:
+    def relations_from(self, access: Access, entity_id: int, direction: str, type_name: str | None,
+                       active_on: str | None, limit: int | None) -> list[dict]:
         """One direction of an entity's relations ("out": it is the source), active ones only when
         active_on is a date, at most limit rows in (type, id) order."""
         column = "r.source_id" if direction == "out" else "r.target_id"
@@ -577,29 +586,42 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         if active_on:
             clauses.append("(r.valid_until IS NULL OR r.valid_until >= ?)")
             params.append(active_on)
+        clauses, params = self._readable_relations(access, clauses, params)
         where = " AND ".join(clauses)
         page = f" ORDER BY r.type, r.id LIMIT {int(limit)}" if limit else ""
         return self._relation_rows(
-            f"r.id IN (SELECT r.id FROM relations r INDEXED BY {index} WHERE {where}{page})", params)
+            f"r.id IN (SELECT r.id FROM relations r INDEXED BY {index} {_RELATION_ENDS} WHERE {where}{page})",
+            params)
 
-    def relation_counts(self, entity_id: int, active_on: str | None) -> dict[tuple[str, str], int]:
-        """(direction, type) -> how many relations an entity has, from the indexes alone."""
-        active = " AND (valid_until IS NULL OR valid_until >= ?)" if active_on else ""
-        extra = [active_on] if active_on else []
-        rows = self.db.execute(
-            f"SELECT 'out', type, count(*) FROM relations WHERE source_id = ?{active} GROUP BY type"
-            f" UNION ALL SELECT 'in', type, count(*) FROM relations WHERE target_id = ?{active} GROUP BY type",
-            [entity_id, *extra, entity_id, *extra],
-        )
-        return {(d, t): n for d, t, n in rows}
+    @staticmethod
+    def _readable_relations(access: Access, clauses: list[str], params: list) -> tuple[list[str], list]:
+        """The access rule on a relation and on both of its ends (aliases r, s, t), added to clauses."""
+        for alias in ("r", "s", "t"):
+            clause, extra = access_sql(alias, access)
+            clauses, params = [*clauses, clause], [*params, *extra]
+        return clauses, params
+
+    def relation_counts(self, access: Access, entity_id: int, active_on: str | None) -> dict[tuple[str, str], int]:
+        """(direction, type) -> how many relations an entity has that the access may read."""
+        out: dict[tuple[str, str], int] = {}
+        for direction, column in (("out", "r.source_id"), ("in", "r.target_id")):
+            clauses, params = [f"{column} = ?"], [entity_id]
+            if active_on:
+                clauses.append("(r.valid_until IS NULL OR r.valid_until >= ?)")
+                params.append(active_on)
+            clauses, params = self._readable_relations(access, clauses, params)
+            rows = self.db.execute(f"SELECT r.type, count(*) FROM relations r {_RELATION_ENDS}"
+                                   f" WHERE {' AND '.join(clauses)} GROUP BY r.type", params)
+            out.update({(direction, t): n for t, n in rows})
+        return out
 
     def relations_touching(self, entity_id: int) -> list[dict]:
         return self._relation_rows("(r.source_id = ? OR r.target_id = ?)", [entity_id, entity_id])
 
-    def relations_of_type(self, type_name: str | None) -> list[dict]:
+    def relations_of_type(self, access: Access, type_name: str | None) -> list[dict]:
         if type_name is None:
-            return self._relation_rows("1", [])
-        return self._relation_rows("r.type = ?", [type_name])
+            return self._relation_rows("1", [], access)
+        return self._relation_rows("r.type = ?", [type_name], access)
 
     def page_relations(self) -> list[dict]:
         # A page that was deleted leaves origin_doc_id NULL: its relations are still the pages' to drop.
@@ -773,12 +795,13 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
              json.dumps(moved_relations), now),
         )
 
-    def entity_activity(self) -> list[dict]:
+    def entity_activity(self, access: Access) -> list[dict]:
         """Per entity: when it was last updated and last mentioned (document date, else file time)."""
         # "Updated" is an edit a person made: the entity page's own date or file time, or a
         # relation they asserted; not the index rebuilding the row.
+        readable, params = access_sql("e", access)
         rows = self.db.execute(
-            """
+            f"""
             WITH touched AS (
                 SELECT source_id AS id, updated_at FROM relations WHERE origin = 'user'
                 UNION ALL SELECT target_id, updated_at FROM relations WHERE origin = 'user'
@@ -795,8 +818,9 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                        coalesce(asserted.day, ''))
             FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
             LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
+            WHERE {readable}
             ORDER BY e.type, e.name
-            """
+            """, params
         )
         keys = ("id", "type", "name", "mention_count", "last_mentioned", "last_updated")
         return [{**dict(zip(keys, r)), "last_updated": r[5] or None} for r in rows]
@@ -844,9 +868,13 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         self.db.execute("DELETE FROM suggestions WHERE status = 'pending' AND NOT EXISTS"
                         " (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = suggestions.id)")
 
-    def suggestions(self, status: str | None = None, doc_path: str | None = None,
+    def suggestions(self, access: Access, status: str | None = None, doc_path: str | None = None,
                     confidence: tuple[str, ...] = ("auto-high", "auto-low"), ids: tuple[int, ...] = ()) -> list[dict]:
         clauses, params = [f"s.confidence IN ({','.join('?' * len(confidence))})"], list(confidence)
+        for alias in ("s", "a", "b"):  # the suggestion, and each end that is an entity already
+            clause, extra = access_sql(alias, access)
+            clauses.append(clause if alias == "s" else f"({alias}.id IS NULL OR {clause})")
+            params.extend(extra)
         if ids:
             clauses.append(f"s.id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
@@ -874,8 +902,8 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                 "source_type", "target_id", "target", "target_type", "strength", "evidence", "source_doc")
         return [_suggestion_row(dict(zip(keys, r))) for r in rows]
 
-    def get_suggestion(self, suggestion_id: int) -> dict | None:
-        found = [s for s in self.suggestions(ids=(suggestion_id,))]
+    def get_suggestion(self, access: Access, suggestion_id: int) -> dict | None:
+        found = [s for s in self.suggestions(access, ids=(suggestion_id,))]
         return found[0] if found else None
 
     def all_chunk_texts(self):
@@ -982,6 +1010,7 @@ def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
     return ("\n".join(headings), "\n".join(texts)) if texts else None
 
 
+_RELATION_ENDS = "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
 # When the current version of relation r began to be recorded: when the one before it was superseded.
 _VERSION_START = ("coalesce((SELECT max(x.superseded_at) FROM relation_history x WHERE x.relation_id = r.id),"
                   " r.created_at)")
