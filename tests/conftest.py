@@ -28,14 +28,57 @@ def vault(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="session")
+def indexed_sample(tmp_path_factory) -> Path:
+    """The sample vault indexed once for the whole session (`kbg index`, which calls index_vault).
+
+    Indexing costs ~10x copying a file tree, so fixtures copy this folder, index included, instead
+    of indexing again. Never write here: a test that only reads may use it through `shared_sample`,
+    and the session fails at its end if its notes or its index changed.
+    """
+    import json
+
+    root = tmp_path_factory.mktemp("sample") / "vault"
+    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".kbgraph"))
+    result = run_kbg("index", "--vault", str(root), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["errors"] == 0, report
+    before = _index_digest(root)
+    yield root
+    assert _index_digest(root) == before, "a test wrote into the shared indexed sample vault: give it a copy"
+
+
+def _index_digest(root: Path) -> tuple[dict[str, str], str]:
+    """The user files' hashes and a hash of the index's rows (read-only, so reading changes nothing)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{root / '.kbgraph' / 'index.db'}?mode=ro", uri=True)
+    try:
+        rows = hashlib.sha256("\n".join(db.iterdump()).encode()).hexdigest()
+    finally:
+        db.close()
+    return tree_digest(root), rows
+
+
+def copy_indexed(source: Path, target: Path) -> Path:
+    """A copy of an indexed vault, index included (copy2 keeps mtimes, so nothing looks changed)."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("index.db-shm"))
+    return target
+
+
 @pytest.fixture
-def indexed(vault: Path):
-    """(vault path, open store) after a full index of the sample vault."""
-    from kbgraph.ingest.pipeline import index_vault
+def shared_sample(indexed_sample: Path) -> Path:
+    """The session's indexed sample vault itself, for a test that only reads it (checked at session end)."""
+    return indexed_sample
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, indexed_sample: Path):
+    """(vault path, open store) on a fresh copy of the fully indexed sample vault."""
     from kbgraph.store import open_store
 
-    report = index_vault(vault)
-    assert report.errors == 0, report.problems
+    vault = copy_indexed(indexed_sample, tmp_path / "vault")
     store = open_store(vault)
     yield vault, store
     store.close()
@@ -120,10 +163,9 @@ def fast(n: int):
 
 
 @pytest.fixture
-def indexed_vault(vault: Path) -> Path:
-    """A fresh copy of the sample vault, indexed through the CLI."""
-    assert run_kbg("index", "--vault", str(vault)).returncode == 0
-    return vault
+def indexed_vault(tmp_path: Path, indexed_sample: Path) -> Path:
+    """A fresh copy of the sample vault, indexed through the CLI (a copy of the session's one)."""
+    return copy_indexed(indexed_sample, tmp_path / "vault")
 
 
 def kbg(vault: Path, *args: str, code: int = 0):

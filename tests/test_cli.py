@@ -12,10 +12,9 @@ from .conftest import run_kbg
 
 
 @pytest.fixture
-def cli_vault(vault):
-    result = run_kbg("index", "--vault", str(vault))
-    assert result.returncode == 0, result.stderr
-    return vault
+def cli_vault(indexed_vault):
+    """A copy of the sample vault indexed by `kbg index` (once per session; see conftest)."""
+    return indexed_vault
 
 
 def kbg_json(*args, vault=None, code=0, cwd=None, env=None):

@@ -40,7 +40,8 @@ class Stub:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}/v1/chat/completions"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # serve_forever checks for shutdown every poll_interval (0.5 s by default): each close waited that long
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
 
     def close(self):
         self.server.shutdown()

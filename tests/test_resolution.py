@@ -10,7 +10,7 @@ import pytest
 
 from kbgraph.ingest.pipeline import index_vault
 
-from .conftest import kbg, tree_digest
+from .conftest import copy_indexed, kbg, tree_digest
 
 SYNC = """---
 type: meeting
@@ -23,12 +23,20 @@ Sam will send the notes.
 """
 
 
-@pytest.fixture
-def rvault(vault):
+@pytest.fixture(scope="module")
+def rvault_indexed(indexed_sample, tmp_path_factory):
+    """The sample vault plus SYNC, fully indexed once for the module; tests get copies (rvault)."""
+    vault = tmp_path_factory.mktemp("resolution") / "vault"
+    shutil.copytree(indexed_sample, vault, ignore=shutil.ignore_patterns(".kbgraph"))
     (vault / "meetings/2026/04/01").mkdir(parents=True)
     (vault / "meetings/2026/04/01/sync.md").write_text(SYNC)
     index_vault(vault)
     return vault
+
+
+@pytest.fixture
+def rvault(rvault_indexed, tmp_path):
+    return copy_indexed(rvault_indexed, tmp_path / "vault")
 
 
 def _log(vault, outcome=None) -> list[dict]:
