@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kbgraph.access import LOCAL
 from kbgraph.config import Config
 from kbgraph.errors import InvalidInput
 from kbgraph.ingest.parse import parse_document
@@ -66,7 +67,7 @@ def _doc_ids(store) -> dict[str, int]:
 
 
 def _chunks(store) -> dict[int, dict]:
-    return {c["id"]: c for doc_id in _doc_ids(store).values() for c in store.document_chunks(doc_id)}
+    return {c["id"]: c for doc_id in _doc_ids(store).values() for c in store.document_chunks(LOCAL, doc_id)}
 
 
 # Hostile input: FTS5 syntax, quotes, unbalanced brackets, connectors, unicode and
@@ -100,6 +101,9 @@ def test_search_accepts_any_text_and_rejects_only_blank_queries(store, query, li
     assert len(result.hits) <= limit
     assert len({hit.doc_id for hit in result.hits}) == len(result.hits)  # one hit per document
     assert all("\x02" not in hit.snippet and "\x03" not in hit.snippet for hit in result.hits)
+    for hit in result.hits:  # highlights are in order, inside the snippet, on words
+        ends = [0, *(x for span in hit.highlights for x in span), len(hit.snippet)]
+        assert ends == sorted(ends) and all(hit.snippet[a:b].strip() for a, b in hit.highlights)
 
 
 @fast(60)
@@ -112,14 +116,14 @@ def test_search_with_filters_never_raises_for_any_text(store, query, kinds, pref
     except InvalidInput:
         assert not query.strip()
         return
-    docs = {d["id"]: d for d in store.list_documents(DocFilter())}
+    docs = {d["id"]: d for d in store.list_documents(LOCAL, DocFilter())}
     for hit in result.hits:
         assert not kinds or docs[hit.doc_id]["kind"] in kinds
         if prefix in ("notes", "meetings/"):
             assert hit.path.startswith(prefix.rstrip("/") + "/")
 
 
-QUOTED_TERM = re.compile(r'^"[^"]*"\*?$')
+A_WORD = re.compile(r"[^\W_]+")
 
 
 long_query = st.builds(
@@ -129,27 +133,30 @@ long_query = st.builds(
 
 @fast(120)
 @given(query=st.one_of(hostile_query, long_query, st.just("x " * 6000)))
-def test_parse_query_yields_only_quoted_terms_within_the_term_limit(query):
+def test_parse_query_yields_plain_words_within_the_term_limit(query):
+    """The neutral value holds no query syntax of any backend: its words are letters and digits."""
     parsed = parse_query(query)
-    assert len(parsed.positives) <= MAX_TERMS and len(parsed.negatives) <= MAX_TERMS
-    for term in (*parsed.positives, *parsed.negatives):
-        assert QUOTED_TERM.match(term), term
-    if parsed.positives:
-        assert parsed.all_terms().count('"') % 2 == 0 and parsed.any_term().count('"') % 2 == 0
+    assert len(parsed.terms) <= MAX_TERMS and len(parsed.exclusions) <= MAX_TERMS
+    for term in (*parsed.terms, *parsed.exclusions):
+        assert term.words and all(A_WORD.fullmatch(word) for word in term.words), term
+        assert not term.prefix or len(term.words) == 1
+    assert len(set(parsed.terms)) == len(parsed.terms) and len(set(parsed.exclusions)) == len(parsed.exclusions)
 
 
 @fast(100)
 @given(words=st.lists(st.text(st.characters(categories=("L", "Nd")), min_size=1, max_size=8), min_size=1, max_size=8))
 def test_parse_query_quotes_plain_words_in_order_without_duplicates(words):
-    expected = [f'"{w}"' for w in dict.fromkeys(w for w in words if w not in {"AND", "OR", "NOT", "NEAR"})]
-    assert list(parse_query(" ".join(words)).positives) == expected[:MAX_TERMS]
+    connectors = {"AND", "OR", "NOT", "NEAR"}
+    only_connectors = set(words) <= connectors  # then they are the words looked for
+    expected = [(w,) for w in dict.fromkeys(w for w in words if only_connectors or w not in connectors)]
+    assert [term.words for term in parse_query(" ".join(words)).terms] == expected[:MAX_TERMS]
 
 
 def test_every_word_of_an_indexed_chunk_finds_its_document(store):
     ids = _doc_ids(store)
     missing = []
     for path, doc_id in ids.items():
-        words = {w for chunk in store.document_chunks(doc_id) for w in re.findall(r"\w+", chunk["text"])}
+        words = {w for chunk in store.document_chunks(LOCAL, doc_id) for w in re.findall(r"\w+", chunk["text"])}
         for w in sorted(words):
             for query in (w, w.upper(), f'"{w}"'):
                 if query in {"AND", "OR", "NOT", "NEAR"}:
@@ -172,7 +179,7 @@ def _contains_phrase(words: list[str], phrase: list[str]) -> bool:
 @fast(60)
 @given(data=st.data())
 def test_a_phrase_copied_from_a_chunk_finds_that_chunks_document(store, data):
-    owners = {c["id"]: doc_id for doc_id in _doc_ids(store).values() for c in store.document_chunks(doc_id)}
+    owners = {c["id"]: doc_id for doc_id in _doc_ids(store).values() for c in store.document_chunks(LOCAL, doc_id)}
     chunk = data.draw(st.sampled_from(sorted(_chunks(store).values(), key=lambda c: c["id"])))
     words = re.findall(r"\w+", chunk["text"])
     start = data.draw(st.integers(0, len(words) - 1))
@@ -188,7 +195,7 @@ def test_a_phrase_copied_from_a_chunk_finds_that_chunks_document(store, data):
 )
 def test_an_excluded_term_never_appears_in_a_returned_chunk(store, positive, negative):
     chunks = _chunks(store)
-    titles = {d["id"]: d["title"] for d in store.list_documents(DocFilter())}
+    titles = {d["id"]: d["title"] for d in store.list_documents(LOCAL, DocFilter())}
     result = search(store, f"{positive} -{negative}")
     for hit in result.hits:
         chunk = chunks[hit.chunk_id]

@@ -1,34 +1,41 @@
-"""Keyword search: how user text becomes an FTS5 query, and what comes back."""
+"""Keyword search: how user text becomes a neutral TextQuery, and what comes back."""
 
 from __future__ import annotations
 
 import pytest
 
 from kbgraph.errors import InvalidInput
+from kbgraph.model import Term
 from kbgraph.search import parse_query, search
 from kbgraph.store.base import DocFilter
 
 
-@pytest.mark.parametrize("query, positives, negatives", [
-    ("kube-proxy", ['"kube proxy"'], []),  # a hyphen inside a word is not an exclusion
-    ("budget -kafka", ['"budget"'], ['"kafka"']),
-    ('"key rotation" -staging', ['"key rotation"'], ['"staging"']),
-    ("rotation*", ['"rotation"*'], []),
-    ("cats AND dogs OR NEAR(birds)", ['"cats"', '"dogs"', '"birds"'], []),
-    ("AND", ['"AND"'], []),  # a connector alone is a word to find
-    ("_ kafka", ['"kafka"'], []),
+def t(*words: str, prefix: bool = False) -> Term:
+    return Term(words, prefix)
+
+
+@pytest.mark.parametrize("query, terms, exclusions", [
+    ("kube-proxy", [t("kube", "proxy")], []),  # a hyphen inside a word is not an exclusion
+    ("budget -kafka", [t("budget")], [t("kafka")]),
+    ('"key rotation" -staging', [t("key", "rotation")], [t("staging")]),
+    ("rotation*", [t("rotation", prefix=True)], []),
+    ("kube-prox*", [t("kube", "prox")], []),  # only a single word is a prefix
+    ("cats AND dogs OR NEAR(birds)", [t("cats"), t("dogs"), t("birds")], []),
+    ("AND", [t("AND")], []),  # a connector alone is a word to find
+    ("_ kafka", [t("kafka")], []),
+    ('kafka "kafka" -x -x', [t("kafka")], [t("x")]),  # each term once
     ("-", [], []),
 ])
-def test_user_text_becomes_quoted_terms(query, positives, negatives):
+def test_user_text_becomes_terms_phrases_prefixes_and_exclusions(query, terms, exclusions):
     parsed = parse_query(query)
-    assert (list(parsed.positives), list(parsed.negatives)) == (positives, negatives)
+    assert (list(parsed.terms), list(parsed.exclusions), parsed.require) == (terms, exclusions, "all")
 
 
 def test_all_terms_first_then_any_term_fills_the_limit(indexed):
     _, store = indexed
     result = search(store, "token rotation", limit=20)
     assert result.mode == "all-terms+any-term"
-    all_terms = {doc for doc, _ in store.ranked_docs(parse_query("token rotation").all_terms(), DocFilter(), 500)}
+    all_terms = {doc for doc, _ in store.ranked_docs(parse_query("token rotation"), DocFilter(), 500)}
     assert 0 < len(all_terms) < len(result.hits)
     assert {h.doc_id for h in result.hits[: len(all_terms)]} == all_terms, "documents with every term come first"
 

@@ -7,6 +7,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+from kbgraph.access import LOCAL
 from kbgraph.config import load_config
 from kbgraph.ingest.pipeline import index_vault
 from kbgraph.search import search
@@ -27,7 +28,7 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 
 def _docs_with(store, word: str) -> set[str]:
-    ids = [doc_id for doc_id, _ in store.ranked_docs(parse_query(word).any_term(), DocFilter(), 1000)]
+    ids = [doc_id for doc_id, _ in store.ranked_docs(parse_query(word).requiring("any"), DocFilter(), 1000)]
     return set(store.doc_paths(ids).values())
 
 
@@ -90,7 +91,7 @@ def test_an_older_index_gains_document_search_and_loose_name_keys(tmp_path, monk
     monkeypatch.undo()
 
     upgraded = SqliteStore.open(path)
-    assert upgraded.ranked_docs('"holdoff"', DocFilter(), 5)[0][0] == 1
+    assert upgraded.ranked_docs(parse_query("holdoff"), DocFilter(), 5)[0][0] == 1
     assert upgraded.keys_by_loose_key(["kep 950"]) == {"kep 950": {"kep-950"}}
     upgraded.db.execute("INSERT INTO doc_fts (doc_fts) VALUES ('integrity-check')")
     upgraded.close()
@@ -164,7 +165,7 @@ def test_widen_gives_the_whole_split_section_a_hit_came_from(tmp_path):
     with closing(open_store(vault)) as store:
         (plain,) = search(store, "narwhal", mode="bm25").hits
         (wide,) = search(store, "narwhal", mode="bm25", widen=True).hits
-        section = [c["id"] for c in store.document_chunks(plain.doc_id) if c["heading"].endswith("Failover")]
+        section = [c["id"] for c in store.document_chunks(LOCAL, plain.doc_id) if c["heading"].endswith("Failover")]
     assert plain.passage is None
     assert len(section) > 1 and list(wide.passage.chunk_ids) == section, "every chunk of the section, in order"
     assert wide.passage.line == 3 and wide.passage.text.startswith("## Failover")

@@ -5,7 +5,8 @@ Nothing here imports the rest of kbgraph, so any module may use these.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import re
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 
@@ -135,6 +136,57 @@ class Entity:
     status: str = "active"
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Term:
+    """What a keyword query looks for: one word, or a phrase (these words, in this order). With
+    prefix, the last word also matches the words it begins ("rotat" finds "rotation")."""
+
+    words: tuple[str, ...]
+    prefix: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.words or not all(isinstance(w, str) and _WORD.fullmatch(w) for w in self.words):
+            raise ValueError(f"a term is one or more words of letters and digits, got {self.words!r}")
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """A keyword query in no backend's syntax: each store compiles it to its own (FTS5 MATCH for
+    SQLite, a tsquery for PostgreSQL). Text matches when it holds every term (require "all") or at
+    least one (require "any"), and none of the exclusions. A query with no terms matches nothing."""
+
+    terms: tuple[Term, ...] = ()
+    exclusions: tuple[Term, ...] = ()
+    require: str = "all"  # "all" | "any"
+
+    def __post_init__(self) -> None:
+        if self.require not in ("all", "any"):
+            raise ValueError(f"require is 'all' or 'any', got {self.require!r}")
+
+    def requiring(self, require: str) -> TextQuery:
+        return replace(self, require=require)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """An excerpt of matching text, and where in it the query's words matched: (start, end) offsets,
+    in order, not overlapping. Interfaces render the highlights their own way."""
+
+    text: str
+    highlights: tuple[tuple[int, int], ...] = ()
+
+    def marked(self, before: str = "**", after: str = "**") -> str:
+        out, at = [], 0
+        for start, end in self.highlights:
+            out += [self.text[at:start], before, self.text[start:end], after]
+            at = end
+        out.append(self.text[at:])
+        return "".join(out)
+
+
 @dataclass(frozen=True)
 class SearchHit:
     doc_id: int
@@ -145,12 +197,17 @@ class SearchHit:
     chunk_id: int
     heading: str
     line: int
-    snippet: str  # matched terms wrapped in ** **
+    snippet: str  # an excerpt of the section, plain text
     score: float  # higher is better
     via: str | None = None  # the relation path that brought it in, when the graph did
     duplicates: tuple[str, ...] = ()  # near-duplicates of it collapsed into this hit (paths)
     explain: "HitExplain | None" = None
     passage: "Passage | None" = None  # with widen: the whole section the hit's chunk is part of
+    highlights: tuple[tuple[int, int], ...] = ()  # (start, end) in snippet of each word the query matched
+
+    def marked_snippet(self, before: str = "**", after: str = "**") -> str:
+        """The snippet with its matched words wrapped, by default in markdown bold (as JSON shows it)."""
+        return Snippet(self.snippet, self.highlights).marked(before, after)
 
 
 @dataclass(frozen=True)
@@ -188,7 +245,7 @@ class HitExplain:
 @dataclass(frozen=True)
 class SearchResult:
     query: str
-    fts_query: str
+    text_query: TextQuery  # the query's keywords as parsed (no terms: nothing to match)
     mode: str  # keyword match: "all-terms" | "any-term" | "all-terms+any-term" | "none" | "empty"
     hits: tuple[SearchHit, ...]
     signals: tuple[str, ...] = ()  # the signals that ran: bm25, vector, graph

@@ -48,7 +48,7 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, widen
     rows = [
         {
             "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,
-            "heading": h.heading, "snippet": h.snippet, "score": h.score, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
+            "heading": h.heading, "snippet": h.marked_snippet(), "score": h.score, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
             "via": h.via, "duplicates": list(h.duplicates), "explain": as_dict(h.explain) if h.explain else None,
             "passage": as_dict(h.passage) if h.passage else None,
         }
@@ -60,7 +60,8 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, widen
         envelope["why_not"] = result.why_not
     if fmt == "table" and not fields:
         _print_context(result)
-        rows = [{**r, "where": _where(r), "snippet": _passage(r) if widen else highlight(r["snippet"])} for r in rows]
+        rows = [{**r, "where": _where(r), "snippet": _passage(r) if widen else highlight(h.snippet, h.highlights)}
+                for r, h in zip(rows, result.hits)]
     empty = "no searchable words in the query" if result.mode == "empty" else f"no matches for {query!r}"
     emit_rows(
         rows, fmt, fields, envelope=envelope, rows_key="hits",

@@ -123,13 +123,13 @@ def cell(value: object):
     return escape(str(value))
 
 
-def highlight(snippet: str):
-    """A snippet whose **matched** words are shown bold."""
+def highlight(snippet: str, spans: Iterable[tuple[int, int]]):
+    """A snippet whose matched words (the (start, end) spans the search returned) are shown bold."""
     from rich.text import Text
 
-    text = Text()
-    for i, part in enumerate(snippet.split("**")):
-        text.append(part, style="bold yellow" if i % 2 else None)
+    text = Text(snippet)
+    for start, end in spans:
+        text.stylize("bold yellow", start, end)
     return text
 
 

@@ -2,6 +2,6 @@
 is or is not a result."""
 
 from .engine import MODES, search
-from .query import MAX_QUERY_CHARS, MAX_TERMS, ParsedQuery, parse_query
+from .query import MAX_QUERY_CHARS, MAX_TERMS, parse_query
 
-__all__ = ["MAX_QUERY_CHARS", "MAX_TERMS", "MODES", "ParsedQuery", "parse_query", "search"]
+__all__ = ["MAX_QUERY_CHARS", "MAX_TERMS", "MODES", "parse_query", "search"]
