@@ -327,6 +327,10 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         )
         return EntitySync(ids, {key: old[0] for key, old in existing.items()})
 
+    def set_entity_governance(self, entity_id: int, owner: str | None, visibility: str, sensitivity: str) -> None:
+        self.db.execute("UPDATE entities SET owner = ?, visibility = ?, sensitivity = ? WHERE id = ?",
+                        (owner, visibility, sensitivity, entity_id))
+
     def delete_entities(self, entity_ids: list[int], now: str) -> None:
         """Remove entities; the relations that go with them are kept in history as removed."""
         for entity_id in entity_ids:
@@ -496,13 +500,14 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         if existing is None:
             self.db.execute(
                 "INSERT INTO relations (source_id, target_id, type, reason, source_doc_id, source_doc_path, confidence,"
-                " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility,"
+                " sensitivity, valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (rel["source_id"], rel["target_id"], rel["type"], rel.get("reason"), rel.get("source_doc_id"),
                  rel.get("source_doc_path"), rel.get("confidence", "manual"), rel.get("origin", "user"),
                  rel.get("origin_doc_id"), rel.get("created_at") or now, rel.get("updated_at") or now,
                  rel.get("valid_until"), rel.get("strength", 1), int(rel.get("inferred", False)),
-                 rel.get("owner"), rel.get("visibility", "private")),
+                 rel.get("owner"), rel.get("visibility", "private"), rel.get("sensitivity", "normal"),
+                 rel.get("valid_from")),
             )
         else:
             changed = ((rel.get("reason") is not None and rel.get("reason") != existing["reason"])
@@ -696,12 +701,19 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             SELECT * FROM versions h
             WHERE h.{column}_key = ? {type_clause} AND {clause}
               AND coalesce(h.valid_from, substr(h.first_recorded, 1, 10)) <= ?
-              AND (h.valid_until IS NULL OR h.valid_until >= ?)
-              AND h.recorded_at <= ? AND (h.superseded_at IS NULL OR h.superseded_at > ?)
+              AND coalesce({_UNTIL_AS_KNOWN}, ?) >= ?
+              AND h.recorded_at <= ? AND (h.superseded_at IS NULL OR h.superseded_at > ? OR h.change = 'ended')
             ORDER BY h.type, h.source_name, h.target_name
         """
-        rows = self.db.execute(sql, [key[0], *type_params, *params, valid_at, valid_at, known, known])
+        rows = self.db.execute(sql, [key[0], *type_params, *params, valid_at, known, valid_at, valid_at, known,
+                                     known])
         return [_relation_version(row) for row in rows]
+
+    def first_relation_record(self) -> str | None:
+        """When kbgraph first recorded any relation (a timestamp), or None when it has none."""
+        row = self.db.execute("SELECT min(t) FROM (SELECT min(created_at) AS t FROM relations"
+                              " UNION ALL SELECT min(recorded_at) FROM relation_history)").fetchone()
+        return row[0]
 
     def relation_history(self, access: Access, entity_id: int | None = None) -> list[RelationVersion]:
         """Every superseded version (of relations touching entity_id, or all), oldest change first."""
@@ -1011,6 +1023,11 @@ def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
 
 
 _RELATION_ENDS = "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+# An ended version stays known after it ended (it was true until then); removed and edited versions were
+# superseded as knowledge. Known before the end, an ended version was open, unless it was already due to
+# end earlier than it did (then its own valid_until is what was known).
+_UNTIL_AS_KNOWN = ("CASE WHEN h.change = 'ended' AND ? < h.superseded_at"
+                   " AND h.valid_until >= substr(h.superseded_at, 1, 10) THEN NULL ELSE h.valid_until END")
 # When the current version of relation r began to be recorded: when the one before it was superseded.
 _VERSION_START = ("coalesce((SELECT max(x.superseded_at) FROM relation_history x WHERE x.relation_id = r.id),"
                   " r.created_at)")
