@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kbgraph.access import LOCAL
 from kbgraph.errors import InvalidInput
 from kbgraph.model import Term
 from kbgraph.search import parse_query, search
@@ -35,7 +36,7 @@ def test_all_terms_first_then_any_term_fills_the_limit(indexed):
     _, store = indexed
     result = search(store, "token rotation", limit=20)
     assert result.mode == "all-terms+any-term"
-    all_terms = {doc for doc, _ in store.ranked_docs(parse_query("token rotation"), DocFilter(), 500)}
+    all_terms = {doc for doc, _ in store.ranked_docs(LOCAL, parse_query("token rotation"), DocFilter(), 500)}
     assert 0 < len(all_terms) < len(result.hits)
     assert {h.doc_id for h in result.hits[: len(all_terms)]} == all_terms, "documents with every term come first"
 

@@ -28,7 +28,7 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 
 def _docs_with(store, word: str) -> set[str]:
-    ids = [doc_id for doc_id, _ in store.ranked_docs(parse_query(word).requiring("any"), DocFilter(), 1000)]
+    ids = [doc_id for doc_id, _ in store.ranked_docs(LOCAL, parse_query(word).requiring("any"), DocFilter(), 1000)]
     return set(store.doc_paths(ids).values())
 
 
@@ -91,7 +91,7 @@ def test_an_older_index_gains_document_search_and_loose_name_keys(tmp_path, monk
     monkeypatch.undo()
 
     upgraded = SqliteStore.open(path)
-    assert upgraded.ranked_docs(parse_query("holdoff"), DocFilter(), 5)[0][0] == 1
+    assert upgraded.ranked_docs(LOCAL, parse_query("holdoff"), DocFilter(), 5)[0][0] == 1
     assert upgraded.keys_by_loose_key(["kep 950"]) == {"kep 950": {"kep-950"}}
     upgraded.db.execute("INSERT INTO doc_fts (doc_fts) VALUES ('integrity-check')")
     upgraded.close()
@@ -108,7 +108,7 @@ def test_names_are_recognised_in_any_spelling_and_at_a_title_s_length(tmp_path):
     with closing(open_store(vault)) as store:
         for query in ("what did KEP 950 change", "kep-950",
                       "Add pod startup liveness probe holdoff for slow starting pods"):
-            assert [e[1] for e in recognise(store, query).entities] == ["KEP-950"], query
+            assert [e[1] for e in recognise(store, query, LOCAL).entities] == ["KEP-950"], query
 
 
 def _uses(*targets: str) -> str:
@@ -128,14 +128,14 @@ def test_the_graph_ranks_by_summed_ties_and_damps_hubs(tmp_path):
     index_vault(vault)
     config = load_config(vault)
     with closing(open_store(vault)) as store:
-        seeds = [(e[0], e[1]) for e in recognise(store, "Alpha").entities]
-        reach = expand(store, seeds, 2, config.search.hop_decay, config.vocabulary)
+        seeds = [(e[0], e[1]) for e in recognise(store, "Alpha", LOCAL).entities]
+        reach = expand(store, LOCAL, seeds, 2, config.search.hop_decay, config.vocabulary)
         by_name = {r.name: r for r in reach.values()}
         assert by_name["Redis"].distance == 1 and by_name["Redis"].weight == 0.7
         assert by_name["Beta"].activation > by_name["Gamma"].activation > by_name["Delta"].activation, \
             "two shared technologies beat one, and one shared with few beats one shared with a crowd"
         assert by_name["Beta"].weight == by_name["Delta"].weight == 0.4, "the distance decay is unchanged"
-        hits = graph_ranking(store, reach, DocFilter(), 50)
+        hits = graph_ranking(store, LOCAL, reach, DocFilter(), 50)
         order = [store.doc_paths([h.ranked.doc_id])[h.ranked.doc_id] for h in hits]
     assert order.index("projects/beta.md") < order.index("projects/gamma.md") < order.index("projects/delta.md")
 
@@ -199,8 +199,8 @@ def test_an_exact_spelling_wins_over_a_loose_one_and_punctuation_breaks_a_name(t
     index_vault(vault)
     with closing(open_store(vault)) as store:
         named = {q: ([e[1] for e in r.entities], r.ambiguous) for q in
-                 ("C++", "who is in the C++ Guild", "C# Guild members") for r in [recognise(store, q)]}
-        surfaces = [e[3] for e in recognise(store, "ask Sam, Li Wei said").entities]
+                 ("C++", "who is in the C++ Guild", "C# Guild members") for r in [recognise(store, q, LOCAL)]}
+        surfaces = [e[3] for e in recognise(store, "ask Sam, Li Wei said", LOCAL).entities]
     assert named["C++"] == (["C++"], ())
     assert named["who is in the C++ Guild"] == (["C++ Guild"], ())
     assert named["C# Guild members"] == (["C# Guild"], ())

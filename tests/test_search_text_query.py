@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kbgraph.access import LOCAL
 from kbgraph.cli.output import highlight
 from kbgraph.config import Config
 from kbgraph.ingest.parse import parse_document
@@ -69,7 +70,7 @@ def test_a_query_with_no_terms_has_no_expression_and_the_store_matches_nothing()
     store = SqliteStore.open(":memory:")
     try:
         nothing = parse_query("-")
-        assert store.ranked_docs(nothing, _no_filter(), 5) == [] and store.snippets(nothing, [1]) == {}
+        assert store.ranked_docs(LOCAL, nothing, _no_filter(), 5) == [] and store.snippets(nothing, [1]) == {}
         assert store.matching_chunks(nothing, [1]) == set() and not store.doc_matches(nothing, 1)
     finally:
         store.close()

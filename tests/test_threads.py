@@ -184,7 +184,7 @@ def test_close_closes_every_threads_connection(store):
 
 
 def _vector_chunks(store) -> int:
-    ids, _, _ = store.vector_matrix()
+    ids, _, _ = store.vector_matrix(LOCAL, DocFilter())
     return len(ids)
 
 

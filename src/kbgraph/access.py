@@ -1,7 +1,8 @@
 """Who is asking: a principal, the visibilities it may read, and the highest sensitivity it may read.
 
 Every read of the store takes an Access and filters inside the query, before any LIMIT or top-k.
-Single-user mode passes LOCAL, which sees everything, through the very same filter.
+Single-user mode passes LOCAL, which may read every visibility and sensitivity, so every row: rows
+whose visibility kbgraph does not know included.
 
 A row is readable when its sensitivity is at most the access's highest, and either its visibility is
 one the access may read or the principal owns it. A sensitivity the levels do not name (a typo in
@@ -46,8 +47,15 @@ class Access:
     def max_rank(self) -> int:
         return SENSITIVITIES.index(self.max_sensitivity)
 
+    @property
+    def sees_everything(self) -> bool:
+        """Every visibility and the highest sensitivity: every row is readable (the single user's)."""
+        return self.visibilities == frozenset(VISIBILITIES) and self.max_sensitivity == SENSITIVITIES[-1]
+
     def may_read(self, owner: str | None, visibility: str | None, sensitivity: str | None) -> bool:
         """The rule every backend's query applies; stated once here for tests and for values in memory."""
+        if self.sees_everything:
+            return True
         if sensitivity_rank(sensitivity) > self.max_rank:
             return False
         return visibility in self.visibilities or (owner is not None and owner == self.principal)

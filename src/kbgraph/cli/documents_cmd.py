@@ -44,7 +44,8 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, widen
 
     with open_workspace(vault) as ws:
         result = run_search(ws.store, query, flt, limit, config=ws.config, mode=mode, entity=entity,
-                            expand_relations=expand_relations, explain=explain, why_not=why_not, widen=widen)
+                            expand_relations=expand_relations, explain=explain, why_not=why_not, widen=widen,
+                            access=ws.access)
     rows = [
         {
             "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,

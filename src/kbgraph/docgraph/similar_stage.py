@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..embed.centroids import group_by_document
 from .similar import similar_references
-from ..store.base import Store
+from ..access import LOCAL
+from ..store.base import DocFilter, Store
 
 VERSION = "1"  # bump when what is computed changes: every document is compared again
 
@@ -43,7 +44,7 @@ def similar_stage(run) -> None:
 
 
 def _edges(store: Store, changed: list[int]) -> list:
-    _, docs, matrix = store.vector_matrix()
+    _, docs, matrix = store.vector_matrix(LOCAL, DocFilter())
     _, doc_ids, _, centroids = group_by_document(docs, matrix)
     every = {int(d): centroids[i] for i, d in enumerate(doc_ids)}
     sources = {d: every[d] for d in changed if d in every}

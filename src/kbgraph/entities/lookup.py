@@ -9,34 +9,36 @@ from __future__ import annotations
 
 import difflib
 
+from ..access import LOCAL, Access
 from ..errors import Ambiguous, InvalidInput, NotFound
 from ..model import Entity, as_dict
 from .names import name_key
 from ..store.base import Store
 
 
-def find_entity(store: Store, name: str, entity_type: str | None = None) -> Entity:
+def find_entity(store: Store, name: str, entity_type: str | None = None, access: Access = LOCAL) -> Entity:
+    """The one entity the access may read that name names (Ambiguous if several, NotFound if none)."""
     key = name_key(name or "")
     if not key or not any(ch.isalnum() for ch in key):
         raise InvalidInput(f"{name!r} is not a name: give an entity's name or alias")
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
-    named = entities_named(store, key, entity_type)
+    named = entities_named(store, key, entity_type, access)
     if len(named) == 1:
         return named[0]
     if len(named) > 1:
         names = " and ".join(e.name for e in named[:5])
         raise Ambiguous(f"ambiguous: {name!r} matches {names} — give the full name", [_candidate(e) for e in named])
-    suggestions = similar_names(store, name, entity_type)
+    suggestions = similar_names(store, name, entity_type, access=access)
     what = entity_type or "entity"
     hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
     raise NotFound(f"no {what} named {name!r}{hint}")
 
 
-def entities_named(store: Store, key: str, entity_type: str | None = None) -> list[Entity]:
+def entities_named(store: Store, key: str, entity_type: str | None = None, access: Access = LOCAL) -> list[Entity]:
     """The entities a folded name names: those whose name or alias it is, else those whose derived
     first name it is. More than one means the name is ambiguous."""
-    matches = list({e.id: e for e in store.entities_by_name_key(key) if entity_type in (None, e.type)}.values())
+    matches = list({e.id: e for e in store.entities_by_name_key(access, key) if entity_type in (None, e.type)}.values())
     kinds: dict[int, set[str]] = {}
     for entity_id, kind in store.name_kinds(key):
         kinds.setdefault(entity_id, set()).add(kind)
@@ -44,9 +46,10 @@ def entities_named(store: Store, key: str, entity_type: str | None = None) -> li
     return explicit or matches
 
 
-def similar_names(store: Store, name: str, entity_type: str | None, limit: int = 3) -> list[str]:
+def similar_names(store: Store, name: str, entity_type: str | None, limit: int = 3,
+                  access: Access = LOCAL) -> list[str]:
     names = {}
-    for entity_id, surface in store.all_entity_names(entity_type):
+    for entity_id, surface in store.all_entity_names(access, entity_type):
         names.setdefault(name_key(surface), surface)
     close = difflib.get_close_matches(name_key(name), list(names), n=limit, cutoff=0.6)
     return [names[k] for k in close]

@@ -6,6 +6,7 @@ rules find, most frequent first, so a person can give the real ones a page (or `
 
 from __future__ import annotations
 
+from ..access import LOCAL
 from ..store.base import Store
 
 import re
@@ -91,7 +92,7 @@ def collect(store: Store, entity_type: str | None = None, min_count: int = 2, li
     from ..ingest.markdown import parse_sections
     from ..entities.names import name_key
 
-    known = {name_key(name) for _, name in store.all_entity_names()}
+    known = {name_key(name) for _, name in store.all_entity_names(LOCAL)}
     seen: dict[tuple[str, str], dict] = {}
     for doc_path, text in store.all_chunk_texts():
         fences = parse_sections(text)[1] if ("```" in text or "~~~" in text) else []

@@ -15,6 +15,7 @@ import math
 import re
 from concurrent.futures import ThreadPoolExecutor
 
+from ..access import LOCAL, Access
 from ..config import Config, config_from_dict
 from ..errors import InvalidInput
 from ..model import HitExplain, SearchHit, SearchResult
@@ -25,7 +26,7 @@ from .keyword import Ranked, bm25_ranking
 from .passages import widen as widen_hits
 from .query import parse_query
 from .snippets import opening, tidy
-from .vectors import candidates_for, keep_passing, missing_note, nearest_documents, prepare_vectors
+from .vectors import candidates_for, missing_note, nearest_documents, prepare_vectors
 
 MODES = ("hybrid", "bm25", "vector")
 PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) read for their ties
@@ -38,9 +39,11 @@ _POOL: ThreadPoolExecutor | None = None
 
 def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
            mode: str = "hybrid", entity: str | None = None, expand_relations: bool = False, explain: bool = False,
-           why_not: str | None = None, widen: bool = False) -> SearchResult:
+           why_not: str | None = None, widen: bool = False, access: Access = LOCAL) -> SearchResult:
     """The best documents for query, one hit (its best chunk) per document, best first. With widen,
-    each hit also carries its passage: the whole section its chunk was split from."""
+    each hit also carries its passage: the whole section its chunk was split from. Every signal
+    reads only what the access may read (documents, entities, relations), filtered in the store
+    before any ranking is cut."""
     if not query or not query.strip():
         raise InvalidInput("empty query: give one or more words to search for")
     if limit < 1:
@@ -49,7 +52,7 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
         raise InvalidInput(f"`mode` {mode!r}: use {', '.join(MODES)}", param="mode")
     config, flt = config or config_from_dict({}), flt or DocFilter()  # defaults, with KBG_EMBEDDER
     parsed = parse_query(query)
-    pinned = _pinned(store, entity)
+    pinned = _pinned(store, entity, access)
     if not parsed.terms and pinned is None:
         return SearchResult(query, parsed, "empty", (), notes=("no searchable words in the query",))
     depth = max(limit * 5, 50)
@@ -60,33 +63,33 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
         notes.append("a \"phrase\" or -exclusion asks for keyword matching: vectors not used")
     nearest = None
     if mode == "vector" or (mode == "hybrid" and not exact):
-        prepared, why = prepare_vectors(store, config.search.embedder)
+        prepared, why = prepare_vectors(store, config.search.embedder, access, flt)
         note = why or missing_note(prepared)
         if note:
             notes.append(note)
         if prepared is not None:  # embedding the query and the matmul run while SQLite ranks keywords
-            wanted = candidates_for(depth, filtered=flt != DocFilter())
+            wanted = candidates_for(depth)
             nearest = _worker().submit(nearest_documents, prepared, query, wanted, config.search.min_similarity)
     if mode in ("hybrid", "bm25") and parsed.terms:
-        ranked, keyword_mode = bm25_ranking(store, parsed, flt, depth)
+        ranked, keyword_mode = bm25_ranking(store, access, parsed, flt, depth)
         rankings["bm25"] = ranked
     if nearest is not None:
-        ranked = keep_passing(store, nearest.result(), flt, depth)
+        ranked = nearest.result()[:depth]
         if ranked:
             rankings["vector"] = ranked
-    recognised = recognise(store, query) if pinned is None else None
+    recognised = recognise(store, query, access) if pinned is None else None
     seeds = [(pinned.id, pinned.name)] if pinned else [(e[0], e[1]) for e in recognised.entities]
     reach: dict[int, Reach] = {}
     graph: dict[int, GraphHit] = {}
     if seeds:
         hops = 2 if expand_relations else 0
-        reach = expand(store, seeds, hops, config.search.hop_decay, config.vocabulary)
+        reach = expand(store, access, seeds, hops, config.search.hop_decay, config.vocabulary)
         # Pinned, every document that mentions the entity may be a result; otherwise the graph only boosts.
         if pinned is None:
-            ranked_graph = _corroborated(graph_ranking(store, reach, flt, depth * 4), rankings, depth)
+            ranked_graph = _corroborated(graph_ranking(store, access, reach, flt, depth * 4), rankings, depth)
         else:  # ranks the best tied documents, and says which text hits are tied at all
             text_hits = {r.doc_id for ranked in rankings.values() for r in ranked}
-            ranked_graph = graph_ranking(store, reach, flt, depth * 4, text_hits, PINNED_DEPTH)
+            ranked_graph = graph_ranking(store, access, reach, flt, depth * 4, text_hits, PINNED_DEPTH)
         rankings["graph"] = [hit.ranked for hit in ranked_graph]
         graph = {hit.ranked.doc_id: hit for hit in ranked_graph}
     if pinned is not None:  # only what mentions the entity (or, expanded, a related one)
@@ -101,17 +104,18 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
     while len(hits) < limit and start < len(order):  # a document with no text to show is passed over
         batch = order[start:start + limit - len(hits) + SPARE_HITS]
         start += len(batch)
-        hits += _hits(store, parsed, batch, rows, graph, config, explain, collapsed)
+        hits += _hits(store, access, parsed, batch, rows, graph, config, explain, collapsed)
     hits = hits[:limit]
     if widen:
-        hits = widen_hits(store, hits)
+        hits = widen_hits(store, hits, access)
     entities = _entities(pinned, recognised)
     result = SearchResult(query, parsed, keyword_mode, hits, tuple(rankings), entities,
                           recognised.ambiguous if recognised else (), tuple(notes))
     if why_not is not None:
         from .why_not import why_not as explain_absence
 
-        return _with(result, explain_absence(store, why_not, flt, parsed, order, limit, rankings, seeds, pinned))
+        return _with(result, explain_absence(store, why_not, flt, parsed, order, limit, rankings, seeds, pinned,
+                                             access))
     return result
 
 
@@ -137,12 +141,12 @@ def _corroborated(ranked_graph: list[GraphHit], rankings: dict, depth: int) -> l
     return kept[:depth]
 
 
-def _pinned(store: Store, entity: str | None):
+def _pinned(store: Store, entity: str | None, access: Access):
     if entity is None:
         return None
     from ..entities.lookup import find_entity
 
-    return find_entity(store, entity)  # Ambiguous: the candidates are the answer, never a blend
+    return find_entity(store, entity, access=access)  # Ambiguous: the candidates are the answer, never a blend
 
 
 def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], graph: dict[int, GraphHit],
@@ -196,7 +200,7 @@ def _collapse_duplicates(store: Store, order: list, limit: int) -> tuple[list, d
     return kept, {k: tuple(paths[d] for d in ids if d in paths) for k, ids in folded.items()}
 
 
-def _hits(store: Store, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], config, explain: bool,
+def _hits(store: Store, access: Access, parsed, chosen: list, rows: dict, graph: dict[int, GraphHit], config, explain: bool,
           collapsed: dict[int, tuple[str, ...]]) -> tuple:
     """The hits shown: each document's best chunk (keyword, else vector, else graph), its details and
     snippet read in one query each, for these documents only."""
@@ -209,7 +213,7 @@ def _hits(store: Store, parsed, chosen: list, rows: dict, graph: dict[int, Graph
         placed = _best_chunks(store, parsed, unplaced)
         picks.update({d: Ranked(d, placed.get(d), picks[d].score) for d in unplaced})  # None: no section
     chunk_ids = [r.chunk_id for r in picks.values() if r.chunk_id is not None]
-    details = store.chunk_rows(chunk_ids, DocFilter())
+    details = store.chunk_rows(access, chunk_ids, DocFilter())
     snippets = {c: found for c, found in store.snippets(parsed.requiring("any"), chunk_ids).items() if found.text}
     texts = store.chunk_texts([c for c in chunk_ids if c not in snippets])
     out = []

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from ..access import Access
 from ..entities.common_words import COMMON_WORDS
 from ..entities.names import loose_key, name_key
 from ..store.base import DocFilter, Store
@@ -63,8 +64,8 @@ class Recognition:
     ambiguous: tuple[dict, ...]  # {"surface", "candidates": [{"id", "name", "type"}]}
 
 
-def recognise(store: Store, query: str) -> Recognition:
-    """Entities the query names, longest n-gram first; ambiguous names are set aside. A span is
+def recognise(store: Store, query: str, access: Access) -> Recognition:
+    """Entities the query names that the access may read, longest n-gram first; ambiguous names are set aside. A span is
     read by its exact name key first ("C++" is C++); only when no name is spelled so, by its loose
     key, punctuation as space ("KEP 950" names KEP-950, "pod startup" a "pod-startup"), and never
     across a comma or a sentence's end ("Sam, Li" is not Sam Li)."""
@@ -85,7 +86,7 @@ def recognise(store: Store, query: str) -> Recognition:
         keys = {key} if key in exact else loosely.get(loose, set()) if loose else set()
         if not keys or taken.intersection(range(i, i + size)):
             continue
-        matches = _matches(store, keys)
+        matches = _matches(store, keys, access)
         if not matches:
             continue
         taken.update(range(i, i + size))
@@ -101,17 +102,19 @@ def recognise(store: Store, query: str) -> Recognition:
     return Recognition(tuple(unique.values()), tuple(ambiguous))
 
 
-def _matches(store: Store, keys: set[str]) -> list:
+def _matches(store: Store, keys: set[str], access: Access) -> list:
     """The entities the name keys name; names in both spellings ("kep-950", "kep 950") are one set.
     Within each key, an explicit name or alias wins over a derived first name (entities_named)."""
     from ..entities.lookup import entities_named
 
-    found = {e.id: e for key in sorted(keys) for e in entities_named(store, key)}
+    found = {e.id: e for key in sorted(keys) for e in entities_named(store, key, access=access)}
     return list(found.values())
 
 
-def expand(store: Store, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, ...], vocab) -> dict[int, Reach]:
-    """Every entity within `hops` active relations of the seeds, nearest first, with its activation."""
+def expand(store: Store, access: Access, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, ...],
+           vocab) -> dict[int, Reach]:
+    """Every entity within `hops` active relations of the seeds, nearest first, with its activation,
+    over the relations and entities the access may read."""
     today = date.today().isoformat()
     reached = {eid: Reach(eid, name, 0, decay[0], (), decay[0]) for eid, name in seeds}
     frontier = list(reached)
@@ -119,7 +122,7 @@ def expand(store: Store, seeds: list[tuple[int, str]], hops: int, decay: tuple[f
     for distance in range(1, hops + 1):
         if not frontier or len(reached) >= MAX_REACHED:
             break
-        edges = store.active_neighbours(frontier, today, PER_ENTITY)
+        edges = store.active_neighbours(access, frontier, today, PER_ENTITY)
         unknown = {n for _, n, _, _ in edges if n not in names}
         names.update(store.entity_names(sorted(unknown)))
         degree: dict[int, int] = {}
@@ -166,12 +169,12 @@ class GraphHit:
     nearest: Reach  # the closest tie: its distance decay weighs a pinned search
 
 
-def graph_ranking(store: Store, reach: dict[int, Reach], flt: DocFilter, depth: int, include=frozenset(),
+def graph_ranking(store: Store, access: Access, reach: dict[int, Reach], flt: DocFilter, depth: int, include=frozenset(),
                   read_docs: int | None = None) -> list[GraphHit]:
     """The `depth` documents that mention (or are the page of) a reached entity best, by graph score,
     then those of `include` that are tied at all (a pinned search keeps text hits tied to the entity).
     read_docs: how many documents' ties to read (default: depth)."""
-    rows = store.docs_mentioning(list(reach), flt, limit=max((read_docs or depth) * 20, 2000))
+    rows = store.docs_mentioning(access, list(reach), flt, limit=max((read_docs or depth) * 20, 2000))
     spread = store.entity_doc_counts(sorted({row[1] for row in rows}))
     degree = store.entity_degrees(sorted({row[1] for row in rows if reach[row[1]].distance}),
                                   date.today().isoformat())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..access import Access
 from ..model import TextQuery
 from ..store.base import DocFilter, Store
 
@@ -24,22 +25,24 @@ class Ranked:
     score: float
 
 
-def bm25_ranking(store: Store, parsed: TextQuery, flt: DocFilter, depth: int) -> tuple[list[Ranked], str]:
+def bm25_ranking(store: Store, access: Access, parsed: TextQuery, flt: DocFilter,
+                 depth: int) -> tuple[list[Ranked], str]:
     """Up to `depth` documents by BM25, and how they matched: "all-terms", "any-term" (no document
     has them all) or "all-terms+any-term" (filled up with partial matches)."""
     best: dict[int, Ranked] = {}
-    _collect(store, parsed.requiring("all"), flt, depth, best)
+    _collect(store, access, parsed.requiring("all"), flt, depth, best)
     mode = "all-terms"
     if len(best) < depth and len(parsed.terms) > 1:
         before = len(best)
-        _collect(store, parsed.requiring("any"), flt, depth, best)
+        _collect(store, access, parsed.requiring("any"), flt, depth, best)
         if len(best) > before:
             mode = "any-term" if before == 0 else "all-terms+any-term"
     return list(best.values()), mode
 
 
-def _collect(store: Store, query: TextQuery, flt: DocFilter, depth: int, best: dict[int, Ranked]) -> None:
-    for doc_id, score in store.ranked_docs(query, flt, depth):
+def _collect(store: Store, access: Access, query: TextQuery, flt: DocFilter, depth: int,
+             best: dict[int, Ranked]) -> None:
+    for doc_id, score in store.ranked_docs(access, query, flt, depth):
         if len(best) >= depth:
             return
         if doc_id not in best:

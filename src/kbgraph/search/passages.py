@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..access import LOCAL, Access
 from ..model import Passage, SearchHit
 from ..store.base import DocFilter, Store
 
 MAX_PASSAGE_CHUNKS = 20  # a runaway section (a log pasted whole) is cut, not returned entire
 
 
-def widen(store: Store, hits: tuple[SearchHit, ...]) -> tuple[SearchHit, ...]:
-    """The hits, each with its passage: its chunk and the chunks of the same split section."""
+def widen(store: Store, hits: tuple[SearchHit, ...], access: Access = LOCAL) -> tuple[SearchHit, ...]:
+    """The hits, each with its passage: its chunk and the chunks of the same split section (the hits'
+    own documents, which the access has read already)."""
     if not hits:
         return hits
     after: dict[int, int] = {}
@@ -23,7 +25,7 @@ def widen(store: Store, hits: tuple[SearchHit, ...]) -> tuple[SearchHit, ...]:
     chains = {h.chunk_id: _chain(h.chunk_id, before, after) for h in hits}
     wanted = sorted({c for chain in chains.values() for c in chain})
     texts = store.chunk_texts(wanted)
-    lines = {c: row["line"] for c, row in store.chunk_rows([chain[0] for chain in chains.values()],
+    lines = {c: row["line"] for c, row in store.chunk_rows(access, [chain[0] for chain in chains.values()],
                                                               DocFilter()).items()}
     out = []
     for hit in hits:

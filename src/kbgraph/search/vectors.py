@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..access import Access
 from ..embed.base import Embedder
 from ..embed.centroids import group_by_document
 from ..store.base import DocFilter, Store
@@ -31,13 +32,14 @@ class VectorSearch:
     missing: int  # chunks without a vector
 
 
-def prepare_vectors(store: Store, embedder_name: str) -> tuple[VectorSearch | None, str | None]:
-    """The vector signal ready to run, or (None, why it cannot)."""
+def prepare_vectors(store: Store, embedder_name: str, access: Access,
+                    flt: DocFilter) -> tuple[VectorSearch | None, str | None]:
+    """The vector signal ready to run over the chunks the access may read and the filter passes
+    (the store selects them, so the top-k is taken among them only), or (None, why it cannot)."""
     if embedder_name == "none":
         return None, "vectors off ([search] embedder = \"none\"): text and graph signals only"
     stored_model = store.embedding_model()
-    ids, docs, matrix = store.vector_matrix()
-    if stored_model is None or len(ids) == 0:
+    if stored_model is None or not store.has_vectors():
         return None, "this index has no vectors yet: text and graph signals only until `kbg index` embeds the chunks"
     embedder, problem = _embedder(embedder_name)
     if embedder is None:
@@ -45,6 +47,7 @@ def prepare_vectors(store: Store, embedder_name: str) -> tuple[VectorSearch | No
     model = f"{embedder.name}@{embedder.version}"
     if model != stored_model:
         return None, f"the vectors were made by {stored_model}, not {model}: run `kbg index` to re-embed"
+    ids, docs, matrix = store.vector_matrix(access, flt)
     return VectorSearch(embedder, ids, docs, matrix, store.chunks_missing_vectors()), None
 
 
@@ -69,17 +72,9 @@ def nearest_documents(prepared: VectorSearch, query: str, wanted: int,
     return out
 
 
-def keep_passing(store: Store, ranked: list[Ranked], flt: DocFilter, depth: int) -> list[Ranked]:
-    """The first `depth` of ranked whose documents pass the filter."""
-    if flt != DocFilter():
-        allowed = store.docs_passing(sorted(r.doc_id for r in ranked), flt)
-        ranked = [r for r in ranked if r.doc_id in allowed]
-    return ranked[:depth]
-
-
-def candidates_for(depth: int, filtered: bool = False) -> int:
-    """How many nearest documents to score for `depth` results: more when a filter will thin them."""
-    return depth * 10 + 100 if filtered else depth * 2 + 20
+def candidates_for(depth: int) -> int:
+    """How many nearest documents to take for `depth` results (the rows scored are already filtered)."""
+    return depth * 2 + 20
 
 
 def missing_note(prepared: VectorSearch) -> str | None:

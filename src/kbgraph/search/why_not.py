@@ -20,7 +20,7 @@ def why_not(store: Store, path: str, flt, parsed, order: list, limit: int, ranki
                 "detail": "no such document in the index: is it in the vault, with an indexed extension, "
                           "not ignored, and indexed since it was added (`kbg index`)?"}
     signals = {signal: _rank_in(ranked, doc["id"]) for signal, ranked in rankings.items()}
-    if not store.doc_passes(doc["id"], flt):
+    if not store.doc_passes(access, doc["id"], flt):
         return {"path": doc["path"], "reason": "filtered", "signals": signals,
                 "detail": "a filter given (--type, --path, --from, --to or --tag) excludes it"}
     position = next((i for i, (doc_id, _) in enumerate(order, 1) if doc_id == doc["id"]), None)

@@ -83,7 +83,11 @@ def access_sql(alias: str, access: Access) -> tuple[str, list]:
     kbgraph.access, applied inside the query so that it holds before any LIMIT."""
     if not isinstance(access, Access):
         raise ForeignAccess(f"a store read needs a kbgraph.access.Access, not {type(access).__name__}")
+    if access.sees_everything:  # every row, those with a visibility kbgraph does not know among them
+        return "1", []
     visibilities = sorted(access.visibilities)
+    # `owner IS ?`, not `=`: a row with no owner must read as false, not NULL, or NOT (clause) would
+    # let it through where a read excludes what is unreadable.
     clause = (f"(CASE {alias}.sensitivity {_RANK_CASES} ELSE {_UNKNOWN_RANK} END <= ?"
-              f" AND ({alias}.visibility IN ({','.join('?' * len(visibilities))}) OR {alias}.owner = ?))")
+              f" AND ({alias}.visibility IN ({','.join('?' * len(visibilities))}) OR {alias}.owner IS ?))")
     return clause, [access.max_rank, *visibilities, access.principal]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ...access import Access
 from ...model import Snippet, TextQuery
 from ..base import DocFilter
 from .fts5 import CLOSE, OPEN, match_expression, read_marked
@@ -13,13 +14,13 @@ from .fts5 import CLOSE, OPEN, match_expression, read_marked
 class SearchQueries:
     db: sqlite3.Connection
 
-    def chunk_rows(self, chunk_ids: list[int], flt: DocFilter) -> dict[int, dict]:
+    def chunk_rows(self, access: Access, chunk_ids: list[int], flt: DocFilter) -> dict[int, dict]:
         """Chunk id -> its document's columns with chunk_id, heading and line, for the chunks whose
-        documents pass the filter."""
-        from .rows import _DOC_COLUMNS, _doc_filter_sql, _doc_row
+        documents the access may read and pass the filter."""
+        from .rows import _DOC_COLUMNS, _doc_row
 
         out: dict[int, dict] = {}
-        where, params = _doc_filter_sql(flt)
+        where, params = _readable_passing(access, flt)
         for start in range(0, len(chunk_ids), 500):
             part = chunk_ids[start:start + 500]
             rows = self.db.execute(
@@ -31,17 +32,15 @@ class SearchQueries:
                 out[r[11]] = doc
         return out
 
-    def ranked_docs(self, query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, float]]:
-        """(document id, BM25 of the whole document, higher better), best first."""
+    def ranked_docs(self, access: Access, query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, float]]:
+        """(document id, BM25 of the whole document, higher better), best first, of the documents the
+        access may read and the filter passes (both inside the query, before its LIMIT)."""
         if not query.terms:
             return []
-        import sqlite3
-
         from ...errors import StoreError
-        from .rows import _doc_filter_sql
 
         fts_query = match_expression(query)
-        where, params = _doc_filter_sql(flt)
+        where, params = _readable_passing(access, flt)
         if where == "1":
             sql = ("SELECT rowid, bm25(doc_fts, 4.0, 2.0, 1.0) AS rank FROM doc_fts"
                    " WHERE doc_fts MATCH ? ORDER BY rank LIMIT ?")
@@ -89,10 +88,8 @@ class SearchQueries:
             f" WHERE chunk_fts MATCH ? AND rowid IN ({marks})", [OPEN, CLOSE, match_expression(query), *chunk_ids])
         return {chunk_id: read_marked(marked) for chunk_id, marked in rows}
 
-    def docs_passing(self, doc_ids: list[int], flt: DocFilter) -> set[int]:
-        from .rows import _doc_filter_sql
-
-        where, params = _doc_filter_sql(flt)
+    def docs_passing(self, access: Access, doc_ids: list[int], flt: DocFilter) -> set[int]:
+        where, params = _readable_passing(access, flt)
         out: set[int] = set()
         for start in range(0, len(doc_ids), 500):
             part = doc_ids[start:start + 500]
@@ -101,14 +98,13 @@ class SearchQueries:
                 [*part, *params]))
         return out
 
-    def docs_mentioning(self, entity_ids: list[int], flt: DocFilter, limit: int = 2000) -> list[tuple]:
+    def docs_mentioning(self, access: Access, entity_ids: list[int], flt: DocFilter,
+                        limit: int = 2000) -> list[tuple]:
         """(doc id, entity id, mentions, first chunk id, is the entity's page) for documents that mention
-        or are the page of the entities, filters applied; most mentioned first."""
-        from .rows import _doc_filter_sql
-
+        or are the page of the entities, that the access may read, filters applied; most mentioned first."""
         if not entity_ids:
             return []
-        where, params = _doc_filter_sql(flt)
+        where, params = _readable_passing(access, flt)
         marks = ",".join("?" * len(entity_ids))
         return self.db.execute(
             f"""
@@ -175,24 +171,35 @@ class SearchQueries:
         marks = ",".join("?" * len(doc_ids))
         return dict(self.db.execute(f"SELECT id, path FROM documents WHERE id IN ({marks})", doc_ids))
 
-    def active_neighbours(self, entity_ids: list[int], today: str, per_entity: int) -> list[tuple]:
-        """(entity id, neighbour id, relation type, "out" | "in") over relations that have not expired,
-        at most per_entity per entity and direction (a hub's thousands of edges say little each)."""
+    def active_neighbours(self, access: Access, entity_ids: list[int], today: str, per_entity: int) -> list[tuple]:
+        """(entity id, neighbour id, relation type, "out" | "in") over relations that have not expired
+        and that the access may read (the relation and both its ends), at most per_entity per entity and
+        direction (a hub's thousands of edges say little each)."""
         if not entity_ids:
             return []
+        from .rows import access_sql
+
         marks = ",".join("?" * len(entity_ids))
+        relation_ok, relation_params = access_sql("r", access)
+        neighbour_ok, neighbour_params = access_sql("n", access)
+        own_ok, own_params = access_sql("o", access)
+        readable = [*relation_params, *neighbour_params, *own_params]
         rows = self.db.execute(
             f"""
             SELECT * FROM (
-                SELECT source_id, target_id, type, 'out',
-                       row_number() OVER (PARTITION BY source_id ORDER BY strength DESC, id) AS k
-                FROM relations WHERE source_id IN ({marks}) AND (valid_until IS NULL OR valid_until >= ?)
+                SELECT r.source_id, r.target_id, r.type, 'out',
+                       row_number() OVER (PARTITION BY r.source_id ORDER BY r.strength DESC, r.id) AS k
+                FROM relations r JOIN entities n ON n.id = r.target_id JOIN entities o ON o.id = r.source_id
+                WHERE r.source_id IN ({marks}) AND (r.valid_until IS NULL OR r.valid_until >= ?)
+                  AND {relation_ok} AND {neighbour_ok} AND {own_ok}
                 UNION ALL
-                SELECT target_id, source_id, type, 'in',
-                       row_number() OVER (PARTITION BY target_id ORDER BY strength DESC, id) AS k
-                FROM relations WHERE target_id IN ({marks}) AND (valid_until IS NULL OR valid_until >= ?)
+                SELECT r.target_id, r.source_id, r.type, 'in',
+                       row_number() OVER (PARTITION BY r.target_id ORDER BY r.strength DESC, r.id) AS k
+                FROM relations r JOIN entities n ON n.id = r.source_id JOIN entities o ON o.id = r.target_id
+                WHERE r.target_id IN ({marks}) AND (r.valid_until IS NULL OR r.valid_until >= ?)
+                  AND {relation_ok} AND {neighbour_ok} AND {own_ok}
             ) WHERE k <= ?""",
-            [*entity_ids, today, *entity_ids, today, per_entity]).fetchall()
+            [*entity_ids, today, *readable, *entity_ids, today, *readable, per_entity]).fetchall()
         return [r[:4] for r in rows]
 
     def entity_names(self, entity_ids: list[int]) -> dict[int, str]:
@@ -220,9 +227,18 @@ class SearchQueries:
         return bool(query.terms) and self.db.execute("SELECT 1 FROM doc_fts WHERE doc_fts MATCH ? AND rowid = ?",
                                                      (match_expression(query), doc_id)).fetchone() is not None
 
-    def doc_passes(self, doc_id: int, flt: DocFilter) -> bool:
-        from .rows import _doc_filter_sql
-
-        where, params = _doc_filter_sql(flt)
+    def doc_passes(self, access: Access, doc_id: int, flt: DocFilter) -> bool:
+        where, params = _readable_passing(access, flt)
         return self.db.execute(f"SELECT 1 FROM documents d WHERE d.id = ? AND {where}",
                                [doc_id, *params]).fetchone() is not None
+
+
+def _readable_passing(access: Access, flt: DocFilter) -> tuple[str, list]:
+    """The WHERE clause on documents d: readable by the access, and passing the filter ("1": any)."""
+    from .rows import _doc_filter_sql, access_sql
+
+    readable, readable_params = access_sql("d", access)
+    where, params = _doc_filter_sql(flt)
+    if readable == "1":
+        return where, params
+    return (readable if where == "1" else f"{readable} AND {where}"), [*readable_params, *params]

@@ -399,11 +399,13 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             (high, high_tier, mid, mid_tier),
         )
 
-    def entities_by_name_key(self, key: str) -> list[Entity]:
+    def entities_by_name_key(self, access: Access, key: str) -> list[Entity]:
+        readable, params = access_sql("e", access)
         rows = self.db.execute(
             f"SELECT DISTINCT {_ENTITY_COLUMNS}, n.kind FROM entity_names n JOIN entities e ON e.id = n.entity_id"
-            " LEFT JOIN documents d ON d.id = e.page_doc_id WHERE n.key = ? ORDER BY e.mention_count DESC, e.name",
-            (key,),
+            f" LEFT JOIN documents d ON d.id = e.page_doc_id WHERE n.key = ? AND {readable}"
+            " ORDER BY e.mention_count DESC, e.name",
+            (key, *params),
         )
         return [_entity_row(r) for r in rows]
 
@@ -452,11 +454,11 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             params.append(limit)
         return [_entity_row(r) for r in self.db.execute(sql, params)]
 
-    def all_entity_names(self, entity_type: str | None = None) -> list[tuple[int, str]]:
-        sql = "SELECT n.entity_id, n.name FROM entity_names n JOIN entities e ON e.id = n.entity_id"
-        params = []
+    def all_entity_names(self, access: Access, entity_type: str | None = None) -> list[tuple[int, str]]:
+        readable, params = access_sql("e", access)
+        sql = f"SELECT n.entity_id, n.name FROM entity_names n JOIN entities e ON e.id = n.entity_id WHERE {readable}"
         if entity_type:
-            sql += " WHERE e.type = ?"
+            sql += " AND e.type = ?"
             params.append(entity_type)
         return list(self.db.execute(sql, params))
 
@@ -681,7 +683,7 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         if key is None:
             return []
         known = known_at or "9999"
-        clause, params = access_sql("h", access)
+        clause, params = _readable_version(access)
         type_clause = "AND h.type = ?" if type_name else ""
         type_params = [type_name] if type_name else []
         sql = f"""
@@ -717,7 +719,7 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
 
     def relation_history(self, access: Access, entity_id: int | None = None) -> list[RelationVersion]:
         """Every superseded version (of relations touching entity_id, or all), oldest change first."""
-        clause, params = access_sql("h", access)
+        clause, params = _readable_version(access)
         where = clause
         if entity_id is not None:
             key = self.db.execute("SELECT key FROM entities WHERE id = ?", (entity_id,)).fetchone()
@@ -1020,6 +1022,20 @@ def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
             headings.append(heading)
         texts.append(text)
     return ("\n".join(headings), "\n".join(texts)) if texts else None
+
+
+def _readable_version(access: Access) -> tuple[str, list]:
+    """The access rule on a relation version h (its own governance) and on those of its ends that
+    still exist (an end that was removed is known by its name in the version only)."""
+    own, params = access_sql("h", access)
+    if own == "1":
+        return own, params
+    ends = []
+    for end in ("source", "target"):
+        readable, extra = access_sql("e", access)
+        ends.append(f"NOT EXISTS (SELECT 1 FROM entities e WHERE e.key = h.{end}_key AND NOT {readable})")
+        params = [*params, *extra]
+    return f"{own} AND {' AND '.join(ends)}", params
 
 
 _RELATION_ENDS = "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"

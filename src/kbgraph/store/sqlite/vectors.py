@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...access import Access
+from ..base import DocFilter
+
 
 class VectorQueries:
     db: sqlite3.Connection
@@ -63,6 +66,9 @@ class VectorQueries:
             self._bump_vectors()
         return cursor.rowcount
 
+    def has_vectors(self) -> bool:
+        return self.db.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone() is not None
+
     def vector_counts(self) -> tuple[int, int]:
         """(chunks with a vector, chunks)."""
         return (self.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0],
@@ -75,10 +81,26 @@ class VectorQueries:
         kept = self.get_meta("vectors_missing")
         return int(kept) if kept is not None else self.count_chunks_without_vectors()
 
-    def vector_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(chunk ids, their document ids, unit vectors as one float32 matrix), cached by this store
-        until vectors change (chunks change only with their vectors: a new chunk has none yet). Per
-        store, not per file name: an index rebuilt at the same path starts its version count again."""
+    def vector_matrix(self, access: Access, flt: DocFilter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk ids, their document ids, unit vectors as one float32 matrix) of the chunks whose
+        documents the access may read and the filter passes: scoring sees no other row, so a top-k
+        is never taken before the filter. The whole matrix is cached by this store until vectors
+        change (chunks change only with their vectors: a new chunk has none yet); a filtered read
+        selects its rows from it."""
+        ids, docs, matrix = self._whole_matrix()
+        if access.sees_everything and flt == DocFilter():
+            return ids, docs, matrix
+        from .search import _readable_passing
+
+        where, params = _readable_passing(access, flt)
+        allowed = np.fromiter((r[0] for r in self.db.execute(f"SELECT d.id FROM documents d WHERE {where}", params)),
+                              dtype=np.int64)
+        keep = np.isin(docs, allowed)
+        return ids[keep], docs[keep], matrix[keep] if len(matrix) else matrix
+
+    def _whole_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every chunk vector, cached per store, not per file name: an index rebuilt at the same path
+        starts its version count again."""
         version = self.get_meta("vectors_version") or "0"
         cached = self._matrix
         if cached is not None and cached[0] == version:
