@@ -121,7 +121,7 @@ def status(vault: str | None, as_json: bool) -> None:
         stats = ws.store.stats()
         stats["vault"] = str(ws.root)
         stats["index_path"] = ws.store.path
-        stats["index_bytes"] = _index_bytes(ws.store.path)
+        stats["index_bytes"] = ws.store.size_on_disk()
         stats["problems"] = [asdict(p) for p in ws.store.problems()]
     if as_json:
         from .output import print_json
@@ -129,12 +129,6 @@ def status(vault: str | None, as_json: bool) -> None:
         print_json(stats)
         return
     _print_status(stats)
-
-
-def _index_bytes(db_path: str) -> int:
-    import os
-
-    return sum(os.path.getsize(p) for p in (db_path, db_path + "-wal") if os.path.exists(p))
 
 
 def _print_status(stats: dict) -> None:

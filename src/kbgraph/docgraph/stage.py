@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -29,7 +30,10 @@ from .edges import LINK_SCORE, MENTION_SCORE, NEAR_DUPLICATE_CAP, Edge
 from .names import NameIndex, Phrases, distinctive, doc_link_keys, doc_names, link_keys, name_words
 from .structure import series_edges, series_key, split_sections
 from .words import Words, read_words
+from ..model import Term, TextQuery
 from ..store.base import Store
+
+_NAME_WORD = re.compile(r"[^\W_]+")  # a name's words, as the phrase query takes them
 
 VERSION = "1"  # bump when what is computed changes: every document is related again
 MIN_WORDS = 50  # near-duplicates only between documents this long (a SimHash of fewer words is noise)
@@ -156,7 +160,9 @@ def _affected(store: Store, ids: list[int], before: list[dict], after: list[dict
     refs = set(ids) | store.docs_linking({k for _, k in old_keys ^ new_keys})  # keys gained or lost
     for name in _names_to_look_for(before, after, phrases):
         # Every text in which Phrases finds the name matches this query (and some more: stemming).
-        refs.update(doc_id for _, doc_id in store.fts_chunk_hits('body : "' + name.replace('"', '""') + '"'))
+        words = tuple(_NAME_WORD.findall(name))
+        if words:
+            refs.update(doc_id for _, doc_id in store.chunks_with_text(TextQuery((Term(words),))))
     series_keys = {s["series"] for s in states if s["series"]}
     series = set(ids) | {m[0] for members in store.series_members(series_keys).values() for m in members}
     dups = set(ids) | store.doc_relation_sources(ids, "duplicate-of")

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 
+from ...model import TextQuery
+from .fts5 import match_expression
+
 _FINGERPRINT_KEYS = ("doc_id", "path", "title", "content_hash", "indexed_at", "date", "series", "text_hash",
                      "simhash", "words")
 _CHUNK_KEYS = ("id", "doc_id", "heading", "start", "end", "text")
@@ -134,11 +137,13 @@ class DocGraphQueries:
                 f"SELECT DISTINCT doc_id FROM doc_link_keys WHERE key IN ({_marks(part)})", part))
         return out
 
-    def fts_chunk_hits(self, fts_query: str) -> list[tuple[int, int]]:
-        """(chunk id, doc id) of the chunks whose text matches an FTS5 query."""
+    def chunks_with_text(self, query: TextQuery) -> list[tuple[int, int]]:
+        """(chunk id, doc id) of the chunks whose body text (not their headings) matches the query."""
+        if not query.terms:
+            return []
         return self.db.execute(
             "SELECT c.id, c.doc_id FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ?",
-            (fts_query,)).fetchall()
+            (f"body : ({match_expression(query)})",)).fetchall()
 
     # --- stored relations ---------------------------------------------------------------
 

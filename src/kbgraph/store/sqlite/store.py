@@ -991,6 +991,12 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         rows = self.db.execute("SELECT path, reason, severity FROM problems ORDER BY severity, path")
         return [Problem(*r) for r in rows]
 
+    def size_on_disk(self) -> int:
+        """Bytes the index takes: the database file and its write-ahead log (0 for one in memory)."""
+        import os
+
+        return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+
     def stats(self) -> dict:
         one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
         kinds = dict(self.db.execute("SELECT kind, count(*) FROM documents GROUP BY kind ORDER BY kind"))
