@@ -229,7 +229,8 @@ def json_outputs(tmp_path_factory):
         out.append(("#relation-row", json.loads(line)))
     records = {"header": "kbg export", "entity": "#exported-entity", "asserted_entity": "#asserted-entity",
                "merge": "#merge", "relation": "#exported-relation", "unlink": "#unlink",
-               "reference_link": "#reference-link", "decision": "#resolution-decision"}
+               "reference_link": "#reference-link", "decision": "#resolution-decision",
+               "relation_version": "#relation-version"}
     with open(export_file, encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)

@@ -235,6 +235,8 @@ def test_export_import_round_trip_into_a_fresh_vault(rvault, tmp_path):
     kbg(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", "Priya", "--create", "person")
     kbg(rvault, "entity", "relate", "Priya", "--type", "collaborates-with", "--target", "Sam Ortiz")
     kbg(rvault, "entity", "relate", "Sam Li", "--type", "reports-to", "--target", "Chen", "--valid-until", "2020-01-01")
+    kbg(rvault, "entity", "relate", "Ana", "--type", "mentors", "--target", "Sam Ortiz")
+    kbg(rvault, "entity", "unrelate", "Ana", "--type", "mentors", "--target", "Sam Ortiz")  # ended: in history
     out = tmp_path / "export.jsonl"
     from_pages = kbg(rvault, "index", "status")["relations"] - 4
     summary = kbg(rvault, "export", "--format", "jsonl", "--output", str(out))
@@ -245,6 +247,10 @@ def test_export_import_round_trip_into_a_fresh_vault(rvault, tmp_path):
     assert run_kbg("index", "--vault", str(fresh)).returncode == 0
     counts = kbg(fresh, "import", str(out))
     assert counts["relations"] == 4 + from_pages
+    assert counts["relation_history"] >= 1
+    assert kbg(fresh, "import", str(out))["relation_history"] == 0  # twice adds nothing
+    ended = [v for v in kbg(fresh, "export")["relation_history"] if v["change"] == "ended"]
+    assert [(v["source_name"], v["type"], v["target_name"]) for v in ended] == [("Ana Lima", "mentors", "Sam Ortiz")]
 
     def comparable(vault):
         data = json.loads(run_kbg("export", "--vault", str(vault)).stdout)
@@ -533,3 +539,20 @@ def test_relate_with_a_reason_keeps_it_when_another_page_states_the_relation_too
     index_vault(rvault, full=True)
     (rel,) = [r for r in kbg(rvault, "entity", "relations", "Dana")["relations"] if r["type"] == "reports-to"]
     assert rel["reason"] == "since the reorg"
+
+
+@pytest.mark.parametrize("version, message", [
+    ({"change": "vanished"}, "`change` must be one of"),
+    ({"source_key": ""}, "`source_key` must be a non-empty string"),
+    ({"superseded_at": "2020-01-01T00:00:00+00:00"}, "superseded_at is before recorded_at"),
+])
+def test_import_refuses_a_malformed_relation_version_before_writing(rvault, tmp_path, version, message):
+    good = {"source_key": "person:ana lima", "source_type": "person", "source_name": "Ana Lima",
+            "target_key": "person:ben okafor", "target_type": "person", "target_name": "Ben Okafor",
+            "type": "reports-to", "change": "ended", "recorded_at": "2026-03-01T00:00:00+00:00",
+            "superseded_at": "2026-06-01T00:00:00+00:00", "valid_until": "2026-06-01"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "kbgraph-export", "version": 1, "relation_history": [{**good, **version}]}))
+    before = kbg(rvault, "export")["relation_history"]
+    assert message in kbg_error(rvault, "import", str(bad))
+    assert kbg(rvault, "export")["relation_history"] == before

@@ -22,13 +22,18 @@ from .workspace import Workspace
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
                  "relation": "relations", "unlink": "unlinks", "reference_link": "reference_links",
-                 "decision": "decisions"}
+                 "decision": "decisions", "relation_version": "relation_history"}
 _DECISION_FIELDS = ("surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score", "features",
                     "outcome", "decided_by", "doc_path", "created_at", "decided_at")
 _OUTCOMES = ("auto-linked", "asked", "confirmed", "rejected", "new")
 VERSION = 1
+_CHANGES = ("ended", "edited", "moved", "merged", "removed")
+_VERSION_TEXT = ("source_key", "source_type", "source_name", "target_key", "target_type", "target_name", "type",
+                 "recorded_at", "superseded_at")
+_VERSION_FIELDS = (*_VERSION_TEXT, "change", "reason", "source_doc_path", "confidence", "origin", "strength",
+                   "inferred", "valid_from", "valid_until", "owner", "visibility", "sensitivity")
 _RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origin_doc", "created_at", "updated_at",
-                  "valid_until", "strength", "inferred", "owner", "visibility")
+                  "valid_until", "strength", "inferred", "owner", "visibility", "sensitivity", "valid_from")
 
 
 def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
@@ -54,6 +59,9 @@ def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
                              "entity": {"type": r["entity_key"].split(":", 1)[0], "name": r["entity_name"]},
                              "created_at": r["created_at"]} for r in store.reference_links()],
         "decisions": [{k: d[k] for k in _DECISION_FIELDS} for d in store.decisions(LOCAL)],
+        # Every version a relation stopped being; its relation is named by its ends and type, since
+        # ids differ between vaults.
+        "relation_history": [{k: row[k] for k in _VERSION_FIELDS} for row in store.history_rows()],
     }
 
 
@@ -106,7 +114,8 @@ def _from_jsonl(text: str) -> dict:
 def import_data(ws: Workspace, data: dict) -> dict:
     """Restore asserted entities and relations into ws; returns counts. All-or-nothing validation first."""
     store, vocab = ws.store, ws.config.vocabulary
-    for key in ("relations", "asserted_entities", "merges", "unlinks", "reference_links", "decisions"):
+    for key in ("relations", "asserted_entities", "merges", "unlinks", "reference_links", "decisions",
+                "relation_history"):
         if not isinstance(data.get(key, []), list):
             raise InvalidInput(f"not a kbgraph export: {key} must be a list")
     unlinks = [_valid_unlink(i, u, ws.config.entity_types) for i, u in enumerate(data.get("unlinks", []))]
@@ -115,6 +124,7 @@ def import_data(ws: Workspace, data: dict) -> dict:
     relations = [_valid_relation(i, r, vocab, ws.config.entity_types) for i, r in enumerate(data.get("relations", []))]
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
+    history = [_valid_version(i, v) for i, v in enumerate(data.get("relation_history", []))]
     _check_merges([m for m, _ in merges], store.merges())
     from .ingest.pipeline import index_vault, refresh_index
 
@@ -164,13 +174,44 @@ def import_data(ws: Workspace, data: dict) -> dict:
                 "origin_doc_id": current["origin_doc_id"] if from_page else None,
             })
         _restore_resolution(store, unlinks, decisions, now)
+        restored_history = store.restore_history(_versions_for(store, history))
     if unlinks:
         with store.transaction():
             store.mark_for_rescan(None)
         refresh_index(ws)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
             "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
-            "decisions": len(decisions)}
+            "decisions": len(decisions), "relation_history": restored_history}
+
+
+def _versions_for(store: Store, history: list[dict]) -> list[dict]:
+    """History rows for this vault: each version tied to this vault's relation of the same ends and
+    type when it has one (so its versions read as one relation's), else to none (negative ids, one
+    per exported relation, that no current relation can take)."""
+    ids = store.entity_ids_by_key()
+    orphans: dict[tuple[str, str, str], int] = {}
+    out = []
+    for version in history:
+        ends = (version["source_key"], version["target_key"], version["type"])
+        source, target = ids.get(ends[0]), ids.get(ends[1])
+        current = store.get_relation(source, target, ends[2]) if source and target else None
+        relation_id = current["id"] if current else orphans.setdefault(ends, -1 - len(orphans))
+        out.append({**version, "relation_id": relation_id})
+    return out
+
+
+def _valid_version(i: int, version) -> dict:
+    where = f"relation_history[{i}]"
+    if not isinstance(version, dict):
+        raise InvalidInput(f"{where}: must be an object")
+    for key in _VERSION_TEXT:
+        if not isinstance(version.get(key), str) or not version[key]:
+            raise InvalidInput(f"{where}: `{key}` must be a non-empty string")
+    if version.get("change") not in _CHANGES:
+        raise InvalidInput(f"{where}: `change` must be one of {', '.join(_CHANGES)}")
+    if version["superseded_at"] < version["recorded_at"]:
+        raise InvalidInput(f"{where}: superseded_at is before recorded_at")
+    return {k: version.get(k) for k in _VERSION_FIELDS}
 
 
 def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict], now: str) -> None:
@@ -300,7 +341,7 @@ def _valid_relation(index: int, item: object, vocab, entity_types) -> dict:
     if item.get("confidence", "manual") not in ("manual", "auto-high", "auto-low"):
         raise InvalidInput(f"{where}: confidence {item.get('confidence')!r} is not manual, auto-high or auto-low")
     kinds = {"reason": str, "source_doc": str, "origin_doc": str, "created_at": str, "updated_at": str,
-             "valid_until": str, "owner": str, "visibility": str}
+             "valid_until": str, "owner": str, "visibility": str, "sensitivity": str, "valid_from": str}
     for key, kind in kinds.items():
         if item.get(key) is not None and not isinstance(item[key], kind):
             raise InvalidInput(f"{where}: {key} must be text, got {item[key]!r}")
@@ -310,6 +351,8 @@ def _valid_relation(index: int, item: object, vocab, entity_types) -> dict:
     if not isinstance(item.get("inferred", False), bool):
         raise InvalidInput(f"{where}: inferred must be true or false")
     parse_valid_until(item.get("valid_until"))
+    if item.get("valid_from") is not None:
+        parse_valid_until(item["valid_from"])  # the same date rule
     if entity_key(item["source"]["type"], item["source"]["name"]) == entity_key(
             item["target"]["type"], item["target"]["name"]):
         raise InvalidInput(f"{where}: relates {item['source']['name']!r} to itself")

@@ -544,18 +544,19 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         """Write a relation exactly as exported (dates and strength included), replacing any current row."""
         self.db.execute(
             "INSERT INTO relations (source_id, target_id, type, reason, source_doc_id, source_doc_path, confidence,"
-            " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility,"
+            " sensitivity, valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (source_id, target_id, type) DO UPDATE SET reason = excluded.reason,"
             " source_doc_id = excluded.source_doc_id, source_doc_path = excluded.source_doc_path,"
             " confidence = excluded.confidence, origin = excluded.origin, origin_doc_id = excluded.origin_doc_id,"
             " created_at = excluded.created_at, updated_at = excluded.updated_at, valid_until = excluded.valid_until,"
             " strength = excluded.strength, inferred = excluded.inferred, owner = excluded.owner,"
-            " visibility = excluded.visibility",
+            " visibility = excluded.visibility, sensitivity = excluded.sensitivity, valid_from = excluded.valid_from",
             (rel["source_id"], rel["target_id"], rel["type"], rel.get("reason"), rel.get("source_doc_id"),
              rel.get("source_doc_path"), rel.get("confidence") or "manual", rel["origin"], rel.get("origin_doc_id"),
              rel["created_at"], rel["updated_at"], rel.get("valid_until"), int(rel.get("strength") or 1),
-             int(bool(rel.get("inferred"))), rel.get("owner"), rel.get("visibility") or "private"),
+             int(bool(rel.get("inferred"))), rel.get("owner"), rel.get("visibility") or "private",
+             rel.get("sensitivity") or "normal", rel.get("valid_from")),
         )
 
     def relation_by_id(self, relation_id: int) -> dict | None:
