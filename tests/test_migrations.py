@@ -50,6 +50,28 @@ def test_upgrading_keeps_suggestions_their_decisions_and_evidence(tmp_path, monk
     upgraded.close()
 
 
+def test_an_index_of_the_last_release_gains_governance_and_history_and_keeps_its_relations(tmp_path, monkeypatch):
+    path = str(tmp_path / "index.db")
+    before = [m.__name__ for m in migrations.MIGRATIONS].index("m015_governance_and_relation_history")
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:before])  # as f5f347a left it
+    old = SqliteStore.open(path)
+    old.db.execute("INSERT INTO entities (id, type, name, key, created_at, updated_at) VALUES"
+                   " (1, 'person', 'Dana', 'person:dana', 'now', 'now'), (2, 'person', 'Ana', 'person:ana', 'now', 'now')")
+    old.db.execute("INSERT INTO relations (source_id, target_id, type, confidence, origin, created_at, updated_at)"
+                   " VALUES (1, 2, 'reports-to', 'manual', 'user', '2026-03-01T00:00:00+00:00', '2026-03-01T00:00:00+00:00')")
+    old.close()
+    monkeypatch.undo()
+
+    upgraded = SqliteStore.open(path)
+    (row,) = upgraded.relations_from(LOCAL, 1, "out", None, None, None)
+    assert (row["target"], row["sensitivity"], row["valid_from"]) == ("Ana", "normal", None)
+    with upgraded.transaction():
+        upgraded.end_relation(row["id"], "2026-06-01T00:00:00+00:00")
+    assert [v.target for v in upgraded.relations_as_of(LOCAL, 1, "out", None, "2026-04-01")] == ["Ana"]
+    assert [v.change for v in upgraded.relation_history(LOCAL)] == ["ended"]
+    upgraded.close()
+
+
 def test_an_index_from_a_newer_kbgraph_is_refused(tmp_path):
     import pytest
 
