@@ -31,7 +31,7 @@ def why_not(store: Store, path: str, flt, parsed, order: list, limit: int, ranki
         last = order[limit - 1][1][0] if len(order) >= limit else None
         return {"path": doc["path"], "reason": "below-cutoff", "rank": position,
                 "score": round(order[position - 1][1][0], 6), "cutoff_score": round(last, 6) if last else None,
-                "signals": signals, "detail": f"ranked {position}, after the {limit} shown (raise --limit)"}
+                "signals": signals, "detail": f"ranked {position}, after the {limit} shown (a larger limit shows it)"}
     if pinned is not None:
         return {"path": doc["path"], "reason": "not-related", "signals": signals,
                 "detail": f"it does not mention {pinned.name}"
