@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import importlib.util
 import io
 import json
@@ -167,6 +168,13 @@ def json_outputs(tmp_path_factory):
         ("Errors", ("view", "999", *v, "--json"), 1),
         # Before any relate rewrites a page: every entity is quiet (its files are old).
         ("kbg entity stale", ("entity", "stale", "--days", "0", "--type", "team", *v, "--json"), 0),
+        ("kbg graph neighbours", ("graph", "neighbours", "Ben Okafor", "-d", "2", *v, "--json"), 0),
+        ("kbg graph path", ("graph", "path", "Sam Li", "María García", "--all", *v, "--json"), 0),
+        ("kbg graph hubs", ("graph", "hubs", "--by", "pagerank", *v, "--json"), 0),
+        ("kbg graph unlinked", ("graph", "unlinked", *v, "--json"), 0),
+        ("kbg graph export", ("graph", "export", "-o", export_file + ".graphml", *v, "--json"), 0),
+        ("#relations-as-of-a-date", ("entity", "relations", "Chen Wei", "--as-of",
+                                     datetime.date.today().isoformat(), *v, "--json"), 0),
         # Relations and export: these write into the copy, so they come after the read-only checks.
         ("kbg entity relate", ("entity", "relate", "Dana Kowalski", "--type", "reports-to", "--target", "Ana Lima",
                                "--reason", "since the March re-org",

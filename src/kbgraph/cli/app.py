@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from . import (doc_cmd, documents_cmd, entity_cmd, index_cmd, mentions_cmd, model_cmd, portable_cmd, relations_cmd,
+from . import (doc_cmd, documents_cmd, entity_cmd, graph_cmd, index_cmd, mentions_cmd, model_cmd, portable_cmd,
+               relations_cmd,
                resolve_cmd, suggestions_cmd)
 from .wording import cli_words
 
@@ -30,6 +31,7 @@ cli.add_command(portable_cmd.export)
 cli.add_command(portable_cmd.import_)
 cli.add_command(model_cmd.model)
 cli.add_command(resolve_cmd.resolve)
+cli.add_command(graph_cmd.graph)
 relations_cmd.register(entity_cmd.entity)
 suggestions_cmd.register(entity_cmd.entity)
 mentions_cmd.register(entity_cmd.entity)

@@ -72,11 +72,12 @@ def unrelate(source, type_name, target, vault, as_json) -> None:
 @click.argument("name", required=False)
 @click.option("--type", "type_name", default=None, metavar="TYPE", help="Only this relation type (either direction's name).")
 @click.option("--include-expired", is_flag=True, help="Also relations past their valid_until date.")
+@click.option("--as-of", default=None, metavar="DATE", help="The relations NAME had on DATE (YYYY-MM-DD).")
 @click.option("--limit", "-n", default=100, show_default=True, type=click.IntRange(min=0),
               help="Rows read per direction for one entity (0: all); totals always count all.")
 @vault_option
 @list_options
-def relations(name, type_name, include_expired, limit, vault, as_json, fmt, fields) -> None:
+def relations(name, type_name, include_expired, as_of, limit, vault, as_json, fmt, fields) -> None:
     """The relations and inverse relations of the entity NAME; without NAME, every relation of --type."""
     from ..entities.lookup import find_entity
     from ..relations.records import entity_relations, relations_of_type
@@ -95,8 +96,11 @@ def relations(name, type_name, include_expired, limit, vault, as_json, fmt, fiel
                       row_keys=("source", "type", "target") + _VIEW_FIELDS[1:],
                       empty_message=f"no {type_name} relations")
             return
-        data = entity_relations(ws.store, vocab, find_entity(ws.store, name), type_name, include_expired,
-                                limit=limit or None)
+        entity = find_entity(ws.store, name, access=ws.access)
+        if as_of:
+            return _relations_as_of(ws, entity, as_of, type_name, fmt, fields)
+        data = entity_relations(ws.store, vocab, entity, type_name, include_expired, limit=limit or None,
+                                access=ws.access)
     if fmt == "json" and not fields:
         from .output import print_json
 
@@ -108,7 +112,34 @@ def relations(name, type_name, include_expired, limit, vault, as_json, fmt, fiel
     shown = f" (showing {len(rows)} of {total}; --limit 0 shows all)" if data["truncated"] else ""
     emit_rows(rows, fmt, fields, {"entity": data["entity"], "count": len(rows), "total": total}, "relations",
               _ROW_COLUMNS, row_keys=("direction", "other", "source", "target") + _VIEW_FIELDS,
-              title=f"Relations of {data['entity']}{shown}", empty_message=f"{data['entity']} has no relations yet")
+              title=f"Relations of {data['entity']}{shown}", empty_message=_nothing_current(data, type_name))
+
+
+def _nothing_current(data: dict, type_name: str | None) -> str:
+    what = f"{type_name} relations" if type_name else "relations"
+    if data.get("expired"):
+        return (f"{data['entity']} has no current {what} ({data['expired']} expired: --include-expired shows them,"
+                " --as-of DATE reads an earlier day)")
+    return f"{data['entity']} has no {what} yet"
+
+
+def _relations_as_of(ws, entity, as_of: str, type_name: str | None, fmt: str, fields) -> None:
+    from ..relations.history import relations_as_of
+    from .output import emit_rows, print_json
+
+    data = relations_as_of(ws.store, ws.config.vocabulary, entity, as_of, type_name, access=ws.access)
+    if fmt == "json" and not fields:
+        print_json(data)
+        return
+    rows = [{**r, "direction": "out" if side == "relations" else "in"}
+            for side in ("relations", "inverse_relations") for r in data[side]]
+    emit_rows(rows, fmt, fields, {"entity": data["entity"], "as_of": data["as_of"], "count": len(rows)},
+              "relations", [("read_as", "Type"), ("other", "Entity"), ("reason", "Reason"),
+                            ("valid_from", "From"), ("valid_until", "Until"), ("current", "Still true")],
+              row_keys=("direction", "read_as", "other", "source", "type", "target", "reason", "valid_from",
+                        "valid_until", "current", "change"),
+              title=f"Relations of {data['entity']} as of {data['as_of']}",
+              empty_message=f"{data['entity']} had no {type_name or ''} relations on {data['as_of']}".replace("  ", " "))
 
 
 @click.command("stale")

@@ -13,7 +13,8 @@ FLAGS = {
     "limit": "--limit", "mode": "--mode", "date_from": "--from", "date_to": "--to",
     "reason": "--reason", "valid_until": "--valid-until", "source_doc": "--source-doc",
     "create_type": "--create", "target_name": "--target", "days": "--days", "status": "--status",
-    "min_confidence": "--min-confidence", "doc_path": "--from-doc",
+    "min_confidence": "--min-confidence", "doc_path": "--from-doc", "depth": "--depth", "max_hops": "--max-hops",
+    "as_of": "--as-of", "direction": "--direction", "by": "--by", "format": "--format",
 }
 
 PHRASES = {
@@ -34,6 +35,8 @@ PHRASES = {
     "list the suggestions to see them": "`kbg entity suggestions` lists them",
     "list the pending questions to see them": "`kbg resolve pending` lists them",
     "; confirm or reject some of its questions": " (answer questions with `kbg resolve confirm|reject ID`)",
+    "read more of the graph: a larger max_hops, more types, or expired ones":
+        "try a larger --max-hops, other --type, or --include-expired",
     "give the name of the entity that was merged away":
         "`kbg entity merge` records merges (give the name of the entity that was merged away)",
 }

@@ -27,11 +27,21 @@ def parse_as_of(value: str, param: str = "as_of") -> str:
     raise InvalidInput(f"`{param}` {value!r} is not a date", param=param, hint="give a date as YYYY-MM-DD")
 
 
+def as_of_date(value: str, today: str | None = None) -> str:
+    """A date to read the graph as of: a real date, and not after today (nothing is known of later)."""
+    day = parse_as_of(value)
+    today = today or dt.date.today().isoformat()
+    if day > today:
+        raise InvalidInput(f"`as_of` {day} is in the future; the graph is known up to today ({today})",
+                           param="as_of", hint="give today's date or an earlier one")
+    return day
+
+
 def relations_as_of(store: Store, vocab: Vocabulary, entity: Entity, as_of: str, type_name: str | None = None,
                     known_at: str | None = None, access: Access = LOCAL) -> dict:
     """An entity's relations that were true on as_of (as kbgraph knew them at known_at, default now),
     both directions, each with when it was true and whether it still is."""
-    day = parse_as_of(as_of)
+    day = as_of_date(as_of)
     first = store.first_relation_record()
     if first is None or day < first[:10] and not _any_stated_before(store, entity, day, access):
         raise InvalidInput(f"`as_of` {day} is before any relation kbgraph recorded"
@@ -42,6 +52,9 @@ def relations_as_of(store: Store, vocab: Vocabulary, entity: Entity, as_of: str,
         for version in store.relations_as_of(access, entity.id, direction, canonical, day, known_at):
             item = as_dict(version)
             item["current"] = version.change == "current"
+            # As the entity reads it: "reports-to Ben" from Ana, "manages Ana" from Ben.
+            item["read_as"] = vocab.label(version.type, side == "relations")
+            item["other"] = version.target if side == "relations" else version.source
             out[side].append(item)
     return out
 

@@ -108,19 +108,21 @@ def entity_relations(
             out["total"][side] += count
     out["truncated"] = (len(out["relations"]) + len(out["inverse_relations"])
                         < out["total"]["relations"] + out["total"]["inverse_relations"])
+    if active_on is not None:  # what the default view leaves out, so an empty answer can say why
+        every = sum(n for (direction, rel_type), n in store.relation_counts(access, entity.id, None).items()
+                    if direction in directions and canonical_type in (None, rel_type))
+        out["expired"] = every - out["total"]["relations"] - out["total"]["inverse_relations"]
     for side in ("relations", "inverse_relations"):
         out[side].sort(key=lambda r: (r["type"], r.get("target") or r.get("source") or ""))
     return out
 
 
 def _directions(vocab: Vocabulary, type_name: str | None) -> tuple[str | None, tuple[str, ...]]:
-    """The canonical type to read, and from which end ("out": the entity is the source)."""
+    """The canonical type to read, and from which end ("out": the entity is the source). A type named
+    in either direction reads both ends: "--type leads" on a project shows who leads it (led-by)."""
     if not type_name:
         return None, ("out", "in")
-    normal = vocab.normalise(type_name)
-    if normal.type.symmetric:
-        return normal.type.name, ("out", "in")
-    return normal.type.name, (("in",) if normal.swapped else ("out",))
+    return vocab.normalise(type_name).type.name, ("out", "in")
 
 
 def relations_of_type(store: Store, vocab: Vocabulary, type_name: str, include_expired: bool = False,

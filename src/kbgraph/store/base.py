@@ -79,6 +79,30 @@ class RelationVersion:
     sensitivity: str
 
 
+@dataclass(frozen=True)
+class GraphScope:
+    """Which relations a graph read crosses: of these canonical types (empty: all), valid on active_on
+    (a date; None: expired ones too), inferred ones only when asked for."""
+
+    types: tuple[str, ...] = ()
+    active_on: str | None = None
+    include_inferred: bool = False
+
+
+@dataclass(frozen=True)
+class GraphStep:
+    """One relation crossed from entity from_id to its neighbour to_id; outgoing: from_id is its source."""
+
+    from_id: int
+    to_id: int
+    to_name: str
+    to_type: str
+    relation_id: int
+    type: str
+    outgoing: bool
+    inferred: bool
+
+
 class UnitOfWork(Protocol):
     """Transactions, metadata, problems and status."""
 
@@ -153,7 +177,7 @@ class RelationStore(Protocol):
     def page_relations(self) -> list[dict]: ...
     def reduce_strength(self, relation_id: int, by: int) -> None: ...
     def relation_by_id(self, relation_id: int) -> dict | None: ...
-    def relations_as_of(self, access: Access, entity_id: int, direction: str, type_name: str | None,
+    def relations_as_of(self, access: Access, entity_id: int | None, direction: str, type_name: str | None,
                         valid_at: str, known_at: str | None = None) -> list[RelationVersion]: ...
     def relation_history(self, access: Access, entity_id: int | None = None) -> list[RelationVersion]: ...
     def first_relation_record(self) -> str | None: ...
@@ -262,6 +286,18 @@ class DocGraphStore(Protocol):
     def vector_prints(self) -> dict[int, str]: ...
 
 
+class GraphStore(Protocol):
+    """The relation graph read as a graph: steps out of a frontier, degrees, every edge, and a counter
+    that moves with every change that could change a graph answer."""
+
+    def relation_generation(self) -> int: ...
+    def relation_steps(self, access: Access, entity_ids: list[int], direction: str,
+                       scope: GraphScope) -> list[GraphStep]: ...
+    def relation_degrees(self, access: Access, scope: GraphScope, limit: int | None) -> list[tuple[int, int]]: ...
+    def relation_edges(self, access: Access, scope: GraphScope) -> list[tuple[int, int, int, str, bool]]: ...
+    def entities_by_ids(self, access: Access, entity_ids: list[int]) -> dict[int, Entity]: ...
+
+
 class VectorStore(Protocol):
     """Embeddings by text hash."""
 
@@ -278,5 +314,5 @@ class VectorStore(Protocol):
 
 
 class Store(UnitOfWork, DocumentStore, EntityStore, RelationStore, SuggestionStore, ResolutionStore, SearchStore,
-            DocGraphStore, VectorStore, Protocol):
+            DocGraphStore, GraphStore, VectorStore, Protocol):
     """The whole contract: every method code above the store may call. Each backend implements it all."""

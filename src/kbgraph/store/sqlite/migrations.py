@@ -605,11 +605,40 @@ def m015_governance_and_relation_history(db: sqlite3.Connection) -> None:
     )
 
 
+def m016_relation_generation(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- A counter every change to relations moves, whoever makes it (this process or another): graph
+        -- answers cached for one value of it are stale as soon as it moves, at no cost to find out.
+        INSERT INTO meta (key, value) VALUES ('relation_generation', '0')
+            ON CONFLICT (key) DO NOTHING;
+        CREATE TRIGGER relations_generation_insert AFTER INSERT ON relations BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
+        END;
+        CREATE TRIGGER relations_generation_update AFTER UPDATE ON relations BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
+        END;
+        CREATE TRIGGER relations_generation_delete AFTER DELETE ON relations BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
+        END;
+        -- What a graph answer shows of its entities, and who may read them, is part of the answer too.
+        CREATE TRIGGER entities_generation_update
+            AFTER UPDATE OF name, type, status, owner, visibility, sensitivity ON entities BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
+        END;
+        CREATE TRIGGER entities_generation_delete AFTER DELETE ON entities BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
+        END;
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
     m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
-    m013_doc_fts, m014_vector_prints, m015_governance_and_relation_history,
+    m013_doc_fts, m014_vector_prints, m015_governance_and_relation_history, m016_relation_generation,
 ]
 
 

@@ -18,6 +18,7 @@ from ..base import DocFilter, DocState, EntityName, EntitySync, RelationVersion
 from .migrations import apply_migrations
 from .rows import access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
+from .graph import GraphQueries
 from .resolution import ResolutionQueries
 from .search import SearchQueries
 from .vectors import VectorQueries
@@ -42,7 +43,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries):
+class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries):
     """One index, safe to share between threads: each thread gets its own connection (opened on first
     use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
     within that thread. Writers take the write lock up front (BEGIN IMMEDIATE) and wait for each other
@@ -675,14 +676,19 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         self._record_history("r.id = ?", [relation_id], now, change, ended=change == "ended")
         self.db.execute("DELETE FROM relations WHERE id = ?", (relation_id,))
 
-    def relations_as_of(self, access: Access, entity_id: int, direction: str, type_name: str | None,
+    def relations_as_of(self, access: Access, entity_id: int | None, direction: str, type_name: str | None,
                         valid_at: str, known_at: str | None = None) -> list[RelationVersion]:
-        """An entity's relations true on valid_at (a date), as kbgraph knew them at known_at (a timestamp;
-        None: now). A version is true from valid_from (unknown: from when it was recorded) to valid_until."""
+        """An entity's relations (entity_id None: every relation) true on valid_at (a date), as kbgraph
+        knew them at known_at (a timestamp; None: now). A version is true from valid_from (unknown: from
+        when it was recorded) to valid_until."""
         column = "source" if direction == "out" else "target"
-        key = self.db.execute("SELECT key FROM entities WHERE id = ?", (entity_id,)).fetchone()
-        if key is None:
-            return []
+        if entity_id is None:  # the whole graph as it was
+            end_clause, end_params = "1", []
+        else:
+            key = self.db.execute("SELECT key FROM entities WHERE id = ?", (entity_id,)).fetchone()
+            if key is None:
+                return []
+            end_clause, end_params = f"h.{column}_key = ?", [key[0]]
         known = known_at or "9999"
         clause, params = _readable_version(access)
         type_clause = "AND h.type = ?" if type_name else ""
@@ -702,13 +708,13 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                 FROM relation_history WHERE change IN ('ended', 'removed', 'edited')
             )
             SELECT * FROM versions h
-            WHERE h.{column}_key = ? {type_clause} AND {clause}
+            WHERE {end_clause} {type_clause} AND {clause}
               AND coalesce(h.valid_from, substr(h.first_recorded, 1, 10)) <= ?
               AND coalesce({_UNTIL_AS_KNOWN}, ?) >= ?
               AND h.recorded_at <= ? AND (h.superseded_at IS NULL OR h.superseded_at > ? OR h.change = 'ended')
             ORDER BY h.type, h.source_name, h.target_name
         """
-        rows = self.db.execute(sql, [key[0], *type_params, *params, valid_at, known, valid_at, valid_at, known,
+        rows = self.db.execute(sql, [*end_params, *type_params, *params, valid_at, known, valid_at, valid_at, known,
                                      known])
         return [_relation_version(row) for row in rows]
 

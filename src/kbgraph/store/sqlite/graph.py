@@ -1,0 +1,100 @@
+"""SQL of the relation graph read as a graph: the relations out of a frontier of entities (one query
+per few hundred entities, so a traversal reads only what it reaches), degrees, every edge, and the
+generation counter that m016's triggers move with each change.
+
+A mixin of SqliteStore (it uses self.db); kept apart so the main store module stays readable.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ...access import Access
+from ...model import Entity
+from ..base import GraphScope, GraphStep
+from .rows import _ENTITY_COLUMNS, _entity_row, access_sql
+
+_PART = 500  # ids per IN (...) list
+
+
+def _scope_sql(scope: GraphScope, access: Access) -> tuple[str, list]:
+    """The clauses on relation r and its ends s, t that a scope and an access ask for."""
+    clauses: list[str] = []
+    params: list = []
+    if scope.types:
+        clauses.append(f"r.type IN ({','.join('?' * len(scope.types))})")
+        params += list(scope.types)
+    if scope.active_on:
+        clauses.append("(r.valid_until IS NULL OR r.valid_until >= ?) AND (r.valid_from IS NULL OR r.valid_from <= ?)")
+        params += [scope.active_on, scope.active_on]
+    if not scope.include_inferred:
+        clauses.append("r.inferred = 0")
+    for alias in ("r", "s", "t"):
+        clause, extra = access_sql(alias, access)
+        if clause != "1":
+            clauses.append(clause)
+            params += extra
+    return (" AND ".join(clauses) or "1"), params
+
+
+class GraphQueries:
+    db: sqlite3.Connection
+
+    def relation_generation(self) -> int:
+        """Moves (up) with every change to relations, and to what entities show or who may read them."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'relation_generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def relation_steps(self, access: Access, entity_ids: list[int], direction: str,
+                       scope: GraphScope) -> list[GraphStep]:
+        """Every relation in scope from an entity of entity_ids to a neighbour, in the direction asked
+        ("out": the entity is the source, "in": the target, "both")."""
+        where, params = _scope_sql(scope, access)
+        sides = {"out": ("out",), "in": ("in",), "both": ("out", "in")}[direction]
+        steps: list[GraphStep] = []
+        ids = list(dict.fromkeys(entity_ids))
+        for side in sides:
+            near, far, index = (("source_id", "t", "relations_source_type") if side == "out"
+                                else ("target_id", "s", "relations_target_type"))
+            for start in range(0, len(ids), _PART):
+                part = ids[start:start + _PART]
+                sql = (f"SELECT r.{near}, {far}.id, {far}.name, {far}.type, r.id, r.type, r.inferred"
+                       f" FROM relations r INDEXED BY {index}"
+                       " JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+                       f" WHERE r.{near} IN ({','.join('?' * len(part))}) AND {where}")
+                outgoing = side == "out"
+                steps += [GraphStep(row[0], row[1], row[2], row[3], row[4], row[5], outgoing, bool(row[6]))
+                          for row in self.db.execute(sql, [*part, *params])]
+        return steps
+
+    def relation_degrees(self, access: Access, scope: GraphScope, limit: int | None) -> list[tuple[int, int]]:
+        """(entity id, relations in scope at either end), most first, ties by id."""
+        where, params = _scope_sql(scope, access)
+        ends = ("FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+                f" WHERE {where}")
+        page = f" LIMIT {int(limit)}" if limit else ""
+        return [(row[0], row[1]) for row in self.db.execute(
+            f"SELECT id, count(*) AS n FROM (SELECT r.source_id AS id {ends} UNION ALL SELECT r.target_id {ends})"
+            f" GROUP BY id ORDER BY n DESC, id{page}", [*params, *params])]
+
+    def relation_edges(self, access: Access, scope: GraphScope) -> list[tuple[int, int, int, str, bool]]:
+        """Every relation in scope as (source id, target id, relation id, type, inferred), by id."""
+        where, params = _scope_sql(scope, access)
+        return [(row[0], row[1], row[2], row[3], bool(row[4])) for row in self.db.execute(
+            "SELECT r.source_id, r.target_id, r.id, r.type, r.inferred FROM relations r"
+            " JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+            f" WHERE {where} ORDER BY r.id", params)]
+
+    def entities_by_ids(self, access: Access, entity_ids: list[int]) -> dict[int, Entity]:
+        """The entities of entity_ids that the access may read, by id."""
+        readable, params = access_sql("e", access)
+        ids = list(dict.fromkeys(entity_ids))
+        out: dict[int, Entity] = {}
+        for start in range(0, len(ids), _PART):
+            part = ids[start:start + _PART]
+            for row in self.db.execute(
+                    f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id"
+                    f" WHERE e.id IN ({','.join('?' * len(part))}) AND {readable}", [*part, *params]):
+                entity = _entity_row(row)
+                out[entity.id] = entity
+        return out
