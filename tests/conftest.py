@@ -49,6 +49,26 @@ def indexed_sample(tmp_path_factory) -> Path:
     assert _index_digest(root) == before, "a test wrote into the shared indexed sample vault: give it a copy"
 
 
+@pytest.fixture(scope="session")
+def indexed_sample_unmapped(tmp_path_factory) -> Path:
+    """The sample vault with the default frontmatter relations turned off, indexed once: for tests of
+    relating, unrelating and suggestions that count relations one by one, where `reports_to:` and
+    `team:` keys turning into relations of their own would only be noise."""
+    root = tmp_path_factory.mktemp("unmapped") / "vault"
+    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".kbgraph"))
+    with open(root / "kbgraph.toml", "a", encoding="utf-8") as handle:
+        handle.write("\n[relations.frontmatter]\ndefaults = false\n")
+    result = run_kbg("index", "--vault", str(root), "--json")
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture
+def unmapped_vault(tmp_path: Path, indexed_sample_unmapped: Path) -> Path:
+    """A fresh copy of the indexed sample vault without default frontmatter relations."""
+    return copy_indexed(indexed_sample_unmapped, tmp_path / "vault")
+
+
 def _index_digest(root: Path) -> tuple[dict[str, str], str]:
     """The user files' hashes and a hash of the index's rows (read-only, so reading changes nothing)."""
     import sqlite3

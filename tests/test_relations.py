@@ -17,8 +17,8 @@ from .conftest import kbg, run_kbg, tree_digest
 
 
 @pytest.fixture
-def rvault(indexed_vault):
-    return indexed_vault
+def rvault(unmapped_vault):
+    return unmapped_vault
 
 
 def kbg_error(vault, *args) -> str:

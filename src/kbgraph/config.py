@@ -161,6 +161,34 @@ class FrontmatterRelation:
     name: str = "{value}"  # the name from the value (or group): "{value}", or "KEP-{int}" for a number
 
 
+def _default(key: str, type_name: str, entity: str, *pages: str) -> FrontmatterRelation:
+    return FrontmatterRelation(key, type_name, entity, pages=pages)
+
+
+# Keys people write on pages without being told to, each read as a relation of the page's entity
+# (on the pages named; "reports_to: Ben Okafor" on a person's page is that person reports-to Ben).
+# A [relations.frontmatter.KEY] table replaces one; `KEY = false` turns it off; `defaults = false`
+# under [relations.frontmatter] turns them all off. Documented in docs/note-format.md.
+DEFAULT_FRONTMATTER_RELATIONS = tuple(
+    _default(key, type_name, entity, *pages) for keys, type_name, entity, pages in (
+        (("reports_to", "reports-to", "manager"), "reports-to", "person", ("person",)),
+        (("mentor", "mentors"), "mentored-by", "person", ("person",)),
+        (("mentee", "mentees"), "mentors", "person", ("person",)),
+        (("team", "teams"), "member-of", "team", ("person",)),
+        (("lead", "leads", "owner", "owners"), "led-by", "person", ("project", "team")),
+        (("members",), "has-member", "person", ("team",)),
+        (("sponsor", "sponsors"), "sponsored-by", "person", ("project",)),
+        (("contributors",), "contributor", "person", ("project",)),
+        (("depends_on", "depends-on", "dependencies"), "depends-on", "project", ("project",)),
+        (("blocked_by", "blocked-by"), "blocked-by", "project", ("project",)),
+        (("blocks",), "blocks", "project", ("project",)),
+        (("uses", "stack", "technologies"), "uses", "technology", ("project", "team", "person")),
+        (("part_of", "part-of", "parent"), "part-of", "project", ("project",)),
+        (("replaces",), "replaces", "project", ("project",)),
+    ) for key in keys
+)
+
+
 @dataclass(frozen=True)
 class LlmConfig:
     """[extract.llm]: an OpenAI-compatible chat completions endpoint for the optional LLM extractor."""
@@ -209,12 +237,13 @@ class Config:
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     create_pages: bool = False  # give page-less entities a page when a relation is asserted for them
     page_rules: tuple[PageRule, ...] = ()
-    frontmatter_relations: tuple[FrontmatterRelation, ...] = ()
+    frontmatter_relations: tuple[FrontmatterRelation, ...] = DEFAULT_FRONTMATTER_RELATIONS
     extract_patterns: bool = True  # run the pattern rules during `kbg index` (suggestions)
     cooccurrence: int = 3  # people together in this many meetings may collaborate (0: off)
     llm: LlmConfig | None = None  # the optional LLM extractor; off unless configured
     resolve: ResolveConfig = field(default_factory=lambda: ResolveConfig())
     search: SearchConfig = field(default_factory=lambda: SearchConfig())
+    fingerprint: str = field(default_factory=lambda: _fingerprint({}))  # of the settings an index was read under; a change re-reads every note
 
 
 def load_config(vault_root: Path) -> Config:
@@ -306,11 +335,50 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         resolve=_resolve(_table(raw, "resolve", source), source),
         search=_search(_table(raw, "search", source), source),
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
-        frontmatter_relations=tuple(
-            _frontmatter_relation(key, spec, entity_types, vocabulary, source)
-            for key, spec in _table(relations, "frontmatter", source).items()
-        ),
+        frontmatter_relations=_frontmatter_relations(_table(relations, "frontmatter", source), entity_types,
+                                                     vocabulary, source),
+        fingerprint=_fingerprint(raw),
     )
+
+
+def _frontmatter_relations(table: dict, entity_types, vocabulary, source: str) -> tuple[FrontmatterRelation, ...]:
+    """The user's [relations.frontmatter.KEY] mappings, then the defaults they neither replace nor turn off."""
+    use_defaults = table.get("defaults", True)
+    if not isinstance(use_defaults, bool):
+        raise ConfigError(f"{source}: relations.frontmatter.defaults must be true or false")
+    mine = []
+    off = set()
+    for key, spec in table.items():
+        if key == "defaults":
+            continue
+        if isinstance(spec, bool):
+            if spec is True and key not in {d.key for d in DEFAULT_FRONTMATTER_RELATIONS}:
+                raise ConfigError(f"{source}: relations.frontmatter.{key} = true: {key!r} has no default mapping;"
+                                  " give it a table with type and entity")
+            if spec is False:
+                off.add(key)
+            continue
+        mine.append(_frontmatter_relation(key, spec, entity_types, vocabulary, source))
+    taken = off | {m.key for m in mine}
+    defaults = [d for d in DEFAULT_FRONTMATTER_RELATIONS
+                if use_defaults and d.key not in taken and d.entity in entity_types]
+    return tuple(mine + defaults)
+
+
+# Bump when what kbgraph reads from notes changes meaning for the same kbgraph.toml (new defaults),
+# so that the next `kbg index` reads every note again.
+READING_RULES = "2"
+
+
+def _fingerprint(raw: dict) -> str:
+    """What an index was built under: the settings that change what is read from notes (not [search],
+    which is applied at query time, nor the embedder, whose vectors carry their own model tag)."""
+    import hashlib
+    import json
+
+    reading = {k: v for k, v in raw.items() if k != "search"}
+    text = json.dumps([READING_RULES, reading], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _flag(table: dict, key: str, default: bool, source: str) -> bool:

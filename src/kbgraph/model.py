@@ -121,6 +121,7 @@ class IndexReport:
     entities: int
     mentions: int
     problems: tuple[Problem, ...] = ()
+    config_changed: bool = False  # kbgraph.toml (or kbgraph's reading rules) changed: every note was read again
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,9 @@ def _print_report(report, quiet: bool) -> None:
         for problem in report.problems:
             sys.stderr.write(f"{problem.severity}: {problem.path}: {cli_words(problem.reason)}\n")
     moved = f", {report.moved} moved" if report.moved else ""
+    if report.config_changed:
+        print("the configuration changed since the last index (kbgraph.toml, or what kbgraph reads from notes):"
+              " every note was read again")
     print(
         f"indexed {report.indexed}, skipped {report.skipped}, removed {report.removed}{moved}, "
         f"errors {report.errors} in {report.seconds:.2f}s "

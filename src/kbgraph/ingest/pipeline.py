@@ -451,6 +451,8 @@ def finish_stage(run: IndexRun) -> None:
             store.record_problems([], now, clear_paths=stale)
         store.set_meta("last_indexed", now)
         store.set_meta("last_run_seconds", f"{time.perf_counter() - run.started:.3f}")
+        if run.only is None:  # every note was read under this configuration (or is unchanged since)
+            store.set_meta("config_fingerprint", run.config.fingerprint)
 
 
 def _is_line_problem(path: str) -> bool:
@@ -567,7 +569,8 @@ def index_vault(
     store = store or open_store(root)
     try:
         with _index_lock(root, lock_wait):
-            run = IndexRun(root=root, config=config, store=store, full=full, only=only,
+            config_changed = only is None and not full and _config_changed(store, config)
+            run = IndexRun(root=root, config=config, store=store, full=full or config_changed, only=only,
                            progress=progress or (lambda *a: None))
             (pipeline or Pipeline.default()).run(run)
             stats = store.stats()
@@ -586,7 +589,17 @@ def index_vault(
         entities=stats["entities"],
         mentions=stats["mentions"],
         problems=tuple(run.problems),
+        config_changed=config_changed,
     )
+
+
+def _config_changed(store: Store, config) -> bool:
+    """Whether the notes were read under other settings than config's (an index from before kbgraph
+    kept a fingerprint counts as changed, unless it holds nothing yet)."""
+    stored = store.get_meta("config_fingerprint")
+    if stored is None:
+        return store.get_meta("last_indexed") is not None
+    return stored != config.fingerprint
 
 
 def refresh_index(ws: Workspace) -> IndexReport:

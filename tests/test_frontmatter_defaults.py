@@ -1,0 +1,80 @@
+"""Relations that exist out of the box: the frontmatter keys people write (reports_to, team, lead ...)
+become relations without any configuration; each can be turned off or redefined; and a changed
+kbgraph.toml is applied by the next plain `kbg index`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kbgraph.config import DEFAULT_FRONTMATTER_RELATIONS, config_from_dict
+from kbgraph.errors import ConfigError
+
+from .conftest import kbg, run_kbg
+
+
+def _read(vault, name):
+    data = kbg(vault, "entity", "relations", name)
+    return ({(r["type"], r["target"]) for r in data["relations"]}
+            | {(r["type"], r["source"]) for r in data["inverse_relations"]})
+
+
+def test_reports_to_and_team_keys_are_relations_without_configuration(indexed_vault):
+    arjun = _read(indexed_vault, "Arjun Mehta")  # reports_to: Ana Lima, team: Platform
+    assert {("reports-to", "Ana Lima"), ("member-of", "Platform")} <= arjun
+    assert ("manages", "Arjun Mehta") in _read(indexed_vault, "Ana Lima")
+    auth = _read(indexed_vault, "Auth Service")  # a project page with lead: Arjun Mehta
+    assert ("led-by", "Arjun Mehta") in auth
+
+
+def test_a_default_key_is_turned_off_or_redefined(vault):
+    config = vault / "kbgraph.toml"
+    config.write_text(config.read_text() + "\n[relations.frontmatter]\nteam = false\nmembers = false\n"
+                      "\n[relations.frontmatter.reports_to]\ntype = \"mentored-by\"\nentity = \"person\"\n")
+    assert run_kbg("index", "--vault", str(vault)).returncode == 0
+    arjun = _read(vault, "Arjun Mehta")
+    assert ("mentored-by", "Ana Lima") in arjun and ("reports-to", "Ana Lima") not in arjun
+    assert not any(kind == "member-of" for kind, _ in arjun)
+
+
+def test_defaults_false_keeps_only_what_is_configured():
+    assert config_from_dict({}).frontmatter_relations == DEFAULT_FRONTMATTER_RELATIONS
+    assert config_from_dict({"relations": {"frontmatter": {"defaults": False}}}).frontmatter_relations == ()
+    with pytest.raises(ConfigError, match="has no default mapping"):
+        config_from_dict({"relations": {"frontmatter": {"assignee": True}}})
+    with pytest.raises(ConfigError, match="defaults must be true or false"):
+        config_from_dict({"relations": {"frontmatter": {"defaults": "no"}}})
+
+
+def test_a_changed_config_is_applied_by_the_next_index_and_said(indexed_vault):
+    again = json.loads(run_kbg("index", "--vault", str(indexed_vault), "--json").stdout)
+    assert (again["indexed"], again["config_changed"]) == (0, False)
+    config = indexed_vault / "kbgraph.toml"
+    config.write_text(config.read_text() + "\n[relations.frontmatter]\nteam = false\nmembers = false\n")
+    result = run_kbg("index", "--vault", str(indexed_vault))
+    assert result.returncode == 0, result.stderr
+    assert "configuration changed since the last index" in result.stdout
+    assert not any(kind == "member-of" for kind, _ in _read(indexed_vault, "Arjun Mehta"))
+    settled = json.loads(run_kbg("index", "--vault", str(indexed_vault), "--json").stdout)
+    assert (settled["indexed"], settled["config_changed"]) == (0, False)
+
+
+def test_search_settings_change_no_index(indexed_vault):
+    config = indexed_vault / "kbgraph.toml"
+    config.write_text(config.read_text() + "\n[search]\nrrf_k = 30\n")
+    report = json.loads(run_kbg("index", "--vault", str(indexed_vault), "--json").stdout)
+    assert (report["indexed"], report["config_changed"]) == (0, False)
+
+
+def test_an_index_from_before_fingerprints_is_read_again_once(indexed_vault):
+    import sqlite3
+
+    db = sqlite3.connect(indexed_vault / ".kbgraph" / "index.db")
+    with db:
+        db.execute("DELETE FROM meta WHERE key = 'config_fingerprint'")
+    db.close()
+    first = json.loads(run_kbg("index", "--vault", str(indexed_vault), "--json").stdout)
+    assert first["config_changed"] and first["indexed"] > 0
+    second = json.loads(run_kbg("index", "--vault", str(indexed_vault), "--json").stdout)
+    assert not second["config_changed"] and second["indexed"] == 0
