@@ -13,7 +13,7 @@ Why this shape:
   uniformly, so an ordinary entity has about 20 (1M relations x 2 ends / 100k entities).
 - Relations are inserted in shuffled order, so any one entity's rows (the hub's too) are
   spread over the table's pages, as after months of use.
-- Entities go in through the library (store.sync_entities, the path `kbg index` uses).
+- Entities go in through the library (entities.sync.sync_entities, the path `kbg index` uses).
 - Relations: the last 20k (--library-sample) go in through store.upsert_relation, one
   call each, in one transaction: that is the library's insert rate, measured when the
   table already holds ~980k rows. The rest are setup: one executemany of a plain
@@ -70,6 +70,7 @@ from synth import FIRST_NAMES, LAST_NAMES, PROJECT_WORDS, TEAM_NAMES, TOPIC_WORD
 from kbgraph.access import LOCAL
 from kbgraph.entities.assemble import entity_key  # noqa: E402
 from kbgraph.entities.lookup import find_entity  # noqa: E402
+from kbgraph.entities.sync import sync_entities  # noqa: E402
 from kbgraph.model import EntityRecord  # noqa: E402
 from kbgraph.relations.records import entity_relations, relations_of_type  # noqa: E402
 
@@ -322,7 +323,7 @@ def run(entities: int, relations: int, hub_count: int, seed: int, sample: int, c
             records = entity_records(entities, rng)
             t0 = time.perf_counter()
             with store.transaction():
-                key_ids = store.sync_entities(records, NOW)
+                key_ids = sync_entities(store, records, NOW)
             entity_s = time.perf_counter() - t0
             ids_by_type: dict[str, list[int]] = {}
             for rec in records:

@@ -78,3 +78,37 @@ def test_an_index_from_before_fingerprints_is_read_again_once(indexed_vault):
     assert first["config_changed"] and first["indexed"] > 0
     second = json.loads(run_kbg("index", "--vault", str(indexed_vault), "--json").stdout)
     assert not second["config_changed"] and second["indexed"] == 0
+
+
+def test_a_custom_type_that_behaves_like_a_project_uses_the_built_in_vocabulary(tmp_path):
+    """"What does the billing service depend on, two hops out?" on a vault of services."""
+    vault = tmp_path / "services"
+    (vault / "services").mkdir(parents=True)
+    (vault / "kbgraph.toml").write_text('[entities]\ntypes = ["service"]\nlike = { service = "project" }\n')
+    (vault / "services" / "billing.md").write_text(
+        "---\ntype: service\nname: Billing\nlead: Priya Raman\ndepends_on: [Ledger]\n---\n# Billing\n\n"
+        "## Relations\n- depends-on [[Auth]]\n")
+    (vault / "services" / "ledger.md").write_text("---\ntype: service\nname: Ledger\ndepends_on: [Postgres DB]\n---\n")
+    (vault / "services" / "auth.md").write_text("---\ntype: service\nname: Auth\n---\n# Auth\n")
+    report = json.loads(run_kbg("index", "--vault", str(vault), "--json").stdout)
+    assert report["warnings"] == 0, report["problems"]
+    data = kbg(vault, "graph", "neighbours", "Billing", "--direction", "out", "--type", "depends-on", "-d", "2")
+    assert [[e["name"] for e in level["entities"]] for level in data["levels"]] == [["Auth", "Ledger"],
+                                                                                   ["Postgres DB"]]
+    assert kbg(vault, "entity", "find", "Postgres DB")["entity"]["type"] == "service"
+    assert ("led-by", "Priya Raman") in _read(vault, "Billing")
+
+
+def test_like_and_added_pairs_are_checked():
+    from kbgraph.config import config_from_dict
+
+    with pytest.raises(ConfigError, match="declare 'service' in entities.types first"):
+        config_from_dict({"entities": {"like": {"service": "project"}}})
+    with pytest.raises(ConfigError, match="give a built-in type"):
+        config_from_dict({"entities": {"types": ["service"], "like": {"service": "gadget"}}})
+    added = config_from_dict({"entities": {"types": ["service"]},
+                              "relations": {"types": {"depends-on": {"source": ["service"], "target": ["service"]}}}})
+    assert added.vocabulary.types["depends-on"].allows("service", "service")
+    assert added.vocabulary.types["depends-on"].inverse == "depended-on-by"
+    with pytest.raises(ConfigError, match="may only add pairs"):
+        config_from_dict({"relations": {"types": {"depends-on": {"inverse": "needed-by"}}}})

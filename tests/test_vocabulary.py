@@ -74,7 +74,8 @@ def test_user_types_from_kbgraph_toml():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ({"reports-to": {"inverse": "x"}}, "already exists"),
+    ({"reports-to": {"inverse": "x"}}, "is built in; its table may only add pairs"),
+    ({"manages": {"source": ["person"]}}, "is the inverse of a built-in type"),
     ({"advises": {"source": ["person"]}}, "needs an inverse"),
     ({"advises": {"inverse": "advised-by", "source": "person"}}, "list of entity types"),
     ({"advises": "person"}, "must be a table"),

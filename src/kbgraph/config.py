@@ -261,7 +261,7 @@ def load_config(vault_root: Path) -> Config:
 _KNOWN_KEYS = {
     "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
-    "entities": {"types", "references", "pages"},
+    "entities": {"types", "references", "pages", "like"},
     "relations": {"types", "create_pages", "frontmatter"},
     "extract": {"patterns", "cooccurrence", "llm"},
     "resolve": {"enabled", "auto", "ask"},
@@ -327,7 +327,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         page_kinds=page_kinds,
         references=references,
         entity_types=entity_types,
-        vocabulary=(vocabulary := Vocabulary.from_config(relation_types)),
+        vocabulary=(vocabulary := Vocabulary.from_config(relation_types, _like(entities, entity_types, source))),
         create_pages=create_pages,
         extract_patterns=_flag(_table(raw, "extract", source), "patterns", True, source),
         cooccurrence=_count(_table(raw, "extract", source), "cooccurrence", 3, source),
@@ -336,13 +336,30 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         search=_search(_table(raw, "search", source), source),
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
         frontmatter_relations=_frontmatter_relations(_table(relations, "frontmatter", source), entity_types,
-                                                     vocabulary, source),
+                                                     vocabulary, source, _like(entities, entity_types, source)),
         fingerprint=_fingerprint(raw),
     )
 
 
-def _frontmatter_relations(table: dict, entity_types, vocabulary, source: str) -> tuple[FrontmatterRelation, ...]:
-    """The user's [relations.frontmatter.KEY] mappings, then the defaults they neither replace nor turn off."""
+def _like(entities: dict, entity_types: tuple[str, ...], source: str) -> dict[str, str]:
+    """[entities.like]: a custom type -> the built-in type whose relations it may have ("service = project")."""
+    like = _table(entities, "like", source)
+    for custom, builtin in like.items():
+        if custom not in entity_types or custom in BUILTIN_ENTITY_TYPES:
+            raise ConfigError(f"{source}: entities.like.{custom}: declare {custom!r} in entities.types first"
+                              if custom not in entity_types else
+                              f"{source}: entities.like.{custom}: {custom!r} is built in already")
+        if builtin not in BUILTIN_ENTITY_TYPES:
+            raise ConfigError(f"{source}: entities.like.{custom} = {builtin!r}: give a built-in type"
+                              f" ({', '.join(BUILTIN_ENTITY_TYPES)})")
+    return dict(like)
+
+
+def _frontmatter_relations(table: dict, entity_types, vocabulary, source: str,
+                           like: dict[str, str]) -> tuple[FrontmatterRelation, ...]:
+    """The user's [relations.frontmatter.KEY] mappings, then the defaults they neither replace nor turn
+    off; a custom type that behaves like a built-in one gets its defaults (a service's depends_on names
+    services, as a project's names projects)."""
     use_defaults = table.get("defaults", True)
     if not isinstance(use_defaults, bool):
         raise ConfigError(f"{source}: relations.frontmatter.defaults must be true or false")
@@ -362,6 +379,10 @@ def _frontmatter_relations(table: dict, entity_types, vocabulary, source: str) -
     taken = off | {m.key for m in mine}
     defaults = [d for d in DEFAULT_FRONTMATTER_RELATIONS
                 if use_defaults and d.key not in taken and d.entity in entity_types]
+    for custom, builtin in like.items():
+        defaults += [FrontmatterRelation(d.key, d.type, custom if d.entity == builtin else d.entity, pages=(custom,))
+                     for d in DEFAULT_FRONTMATTER_RELATIONS
+                     if use_defaults and d.key not in taken and builtin in d.pages]
     return tuple(mine + defaults)
 
 

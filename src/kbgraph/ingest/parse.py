@@ -184,7 +184,7 @@ def _key_line(text: str, key: str) -> int:
 def _relation_targets(lines: list[PageRelationLine], entities: list[EntityDecl], config: Config) -> list[EntityDecl]:
     """Targets of a page's relation lines are entities too, when the vocabulary fixes their type."""
     page_type = entities[0].type if entities else None
-    typed = {m.key: m.entity for m in config.frontmatter_relations}
+    typed = {m.key: m.entity for m in config.frontmatter_relations if not m.pages or page_type in m.pages}
     out = []
     for line in lines:
         if line.problem is None and page_type:

@@ -64,6 +64,42 @@ SEED_TYPES = (
 )
 
 
+def _with_pairs(rtype: RelationType, spec: object) -> RelationType:
+    """A seed type with the pairs a [relations.types.NAME] table adds (its name, inverse and symmetry
+    stay: other notes and kbgraph itself rely on them)."""
+    where = f"kbgraph.toml: [relations.types.{rtype.name}]"
+    if not isinstance(spec, dict) or set(spec) - {"source", "target"} or not spec:
+        raise ConfigError(f"{where}: {rtype.name!r} is built in; its table may only add pairs"
+                          " (source = [...], target = [...])")
+    pairs = []
+    for key in ("source", "target"):
+        value = spec.get(key, [ANY])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: {key} must be a list of entity types")
+    pairs = [(a, b) for a in spec.get("source", [ANY]) for b in spec.get("target", [ANY])]
+    return RelationType(rtype.name, rtype.inverse, tuple(dict.fromkeys(rtype.pairs + tuple(pairs))),
+                        rtype.symmetric, rtype.requires_reason)
+
+
+def _behaving_like(rtype: RelationType, like: dict[str, str]) -> RelationType:
+    """rtype with each custom type given every pair of the built-in type it behaves like."""
+    pairs = list(rtype.pairs)
+    for custom, builtin in like.items():
+        for source, target in rtype.pairs:
+            if source == builtin:
+                pairs.append((custom, target))
+            if target == builtin:
+                pairs.append((source, custom))
+            if source == builtin and target == builtin:
+                pairs.append((custom, custom))
+    for custom_a, builtin_a in like.items():  # two custom types that behave like a linked pair
+        for custom_b, builtin_b in like.items():
+            if (builtin_a, builtin_b) in rtype.pairs:
+                pairs.append((custom_a, custom_b))
+    return RelationType(rtype.name, rtype.inverse, tuple(dict.fromkeys(pairs)), rtype.symmetric,
+                        rtype.requires_reason)
+
+
 @dataclass(frozen=True)
 class Normalised:
     """A relation in canonical direction: (source, type, target) with source/target swapped if needed."""
@@ -86,13 +122,20 @@ class Vocabulary:
     __hash__ = None  # mutable-looking container semantics: compare, don't hash
 
     @classmethod
-    def from_config(cls, extra: dict) -> "Vocabulary":
-        """The seed vocabulary plus [relations.types.NAME] tables from kbgraph.toml."""
+    def from_config(cls, extra: dict, like: dict[str, str] | None = None) -> "Vocabulary":
+        """The seed vocabulary plus [relations.types.NAME] tables from kbgraph.toml. A table naming a
+        seed type only adds entity-type pairs to it (source and target lists). like maps a custom
+        entity type to a built-in one it behaves as: every pair the built-in has, it has too."""
         types = list(SEED_TYPES)
         known = {t.name for t in types} | {t.inverse for t in types if t.inverse}
+        seed = {t.name: i for i, t in enumerate(types)}
         for name, spec in extra.items():
+            if name in seed:
+                types[seed[name]] = _with_pairs(types[seed[name]], spec)
+                continue
             if name in known:
-                raise ConfigError(f"kbgraph.toml: relation type {name!r} already exists")
+                raise ConfigError(f"kbgraph.toml: {name!r} is the inverse of a built-in type; add pairs under"
+                                  f" the type's own name")
             if not isinstance(spec, dict):
                 raise ConfigError(f"kbgraph.toml: [relations.types.{name}] must be a table")
             symmetric = bool(spec.get("symmetric", False))
@@ -109,6 +152,8 @@ class Vocabulary:
             pairs = [(s, t) for s in sources for t in targets]
             types.append(_t(name, None if symmetric else inverse, pairs, symmetric, bool(spec.get("requires_reason"))))
             known |= {name, inverse}
+        if like:
+            types = [_behaving_like(t, like) for t in types]
         return cls(tuple(types))
 
     def symmetric_names(self) -> frozenset[str]:

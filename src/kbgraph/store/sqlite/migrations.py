@@ -622,6 +622,10 @@ def m016_relation_generation(db: sqlite3.Connection) -> None:
         CREATE TRIGGER relations_generation_delete AFTER DELETE ON relations BEGIN
             UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
         END;
+        -- Walking the graph reads a frontier's relations in one direction and counts degrees: these
+        -- cover both (no table row is read for the scope's columns), so a step is an index range.
+        CREATE INDEX relations_graph_out ON relations (source_id, inferred, valid_until, valid_from, type, target_id);
+        CREATE INDEX relations_graph_in ON relations (target_id, inferred, valid_until, valid_from, type, source_id);
         -- What a graph answer shows of its entities, and who may read them, is part of the answer too.
         CREATE TRIGGER entities_generation_update
             AFTER UPDATE OF name, type, status, owner, visibility, sensitivity ON entities BEGIN
