@@ -34,6 +34,9 @@ def stale_report(store: Store, days: int = 90, entity_type: str | None = None, i
 
 def _stale_relations(store: Store, activity: dict, today: str, access: Access) -> list[dict]:
     quiet_cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=QUIET_RELATION_DAYS)).isoformat()
+    # An extracted relation that someone accepted was confirmed then; only one that came in otherwise
+    # (an import of unreviewed rows, an older index) was never looked at.
+    accepted = {(s["source_id"], s["target_id"], s["type"]) for s in store.suggestions(access, "accepted")}
     out = []
     for row in store.relations_of_type(access, None):
         reasons = []
@@ -43,7 +46,7 @@ def _stale_relations(store: Store, activity: dict, today: str, access: Access) -
                 activity.get(row["target_id"], {}).get("last_mentioned")]
         if all(last is None or last < quiet_cutoff for last in ends):
             reasons.append(f"neither end mentioned in {QUIET_RELATION_DAYS}+ days")
-        if row["confidence"] != "manual":
+        if row["confidence"] != "manual" and (row["source_id"], row["target_id"], row["type"]) not in accepted:
             reasons.append(f"extracted ({row['confidence']}), never confirmed")
         if reasons:
             out.append({"source": row["source"], "type": row["type"], "target": row["target"],

@@ -817,9 +817,12 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         )
 
     def entity_activity(self, access: Access) -> list[dict]:
-        """Per entity: when it was last updated and last mentioned (document date, else file time)."""
-        # "Updated" is an edit a person made: the entity page's own date or file time, or a
-        # relation they asserted; not the index rebuilding the row.
+        """Per entity: when it was last updated and last mentioned, by the dates notes carry (their
+        frontmatter date or dated path). File times are never read: a fresh clone, a sync tool or
+        kbgraph's own page writes change them, and an undated hub note would make everyone it names
+        look active."""
+        # "Updated" is an edit a person made: the entity page's `updated:` or date, or a relation they
+        # asserted; not the index rebuilding the row.
         readable, params = access_sql("e", access)
         rows = self.db.execute(
             f"""
@@ -829,13 +832,13 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             ), asserted AS (
                 SELECT id, max(substr(updated_at, 1, 10)) AS day FROM touched GROUP BY id
             ), mentioned AS (
-                SELECT m.entity_id AS id, max(coalesce(d.date, date(d.mtime, 'unixepoch'))) AS day
+                SELECT m.entity_id AS id, max(substr(d.date, 1, 10)) AS day
                 FROM mentions m JOIN documents d ON d.id = m.doc_id
                 JOIN entities e ON e.id = m.entity_id WHERE m.doc_id IS NOT e.page_doc_id
                 GROUP BY m.entity_id
             )
             SELECT e.id, e.type, e.name, e.mention_count, mentioned.day,
-                   max(coalesce(json_extract(p.frontmatter, '$.updated'), p.date, date(p.mtime, 'unixepoch'), ''),
+                   max(coalesce(json_extract(p.frontmatter, '$.updated'), p.date, ''),
                        coalesce(asserted.day, ''))
             FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
             LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
