@@ -172,6 +172,7 @@ def json_outputs(tmp_path_factory):
         ("kbg graph path", ("graph", "path", "Sam Li", "María García", "--all", *v, "--json"), 0),
         ("kbg graph hubs", ("graph", "hubs", "--by", "pagerank", *v, "--json"), 0),
         ("kbg graph unlinked", ("graph", "unlinked", *v, "--json"), 0),
+        ("kbg graph infer", ("graph", "infer", *v, "--json"), 0),
         ("kbg graph export", ("graph", "export", "-o", export_file + ".graphml", *v, "--json"), 0),
         ("#relations-as-of-a-date", ("entity", "relations", "Chen Wei", "--as-of",
                                      datetime.date.today().isoformat(), *v, "--json"), 0),

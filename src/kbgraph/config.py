@@ -190,6 +190,22 @@ DEFAULT_FRONTMATTER_RELATIONS = tuple(
 
 
 @dataclass(frozen=True)
+class InferenceRule:
+    """[graph.rules.NAME]: a relation of type `gives` from a to c wherever a --path[0]--> b --path[1]--> c."""
+
+    name: str
+    path: tuple[str, str]
+    gives: str
+
+
+DEFAULT_INFERENCE_RULES = (
+    InferenceRule("uses-then-depends-on", ("uses", "depends-on"), "indirectly-depends-on"),
+    InferenceRule("depends-on-twice", ("depends-on", "depends-on"), "indirectly-depends-on"),
+    InferenceRule("skip-level", ("reports-to", "reports-to"), "skip-level-reports-to"),
+)
+
+
+@dataclass(frozen=True)
 class LlmConfig:
     """[extract.llm]: an OpenAI-compatible chat completions endpoint for the optional LLM extractor."""
 
@@ -243,6 +259,7 @@ class Config:
     llm: LlmConfig | None = None  # the optional LLM extractor; off unless configured
     resolve: ResolveConfig = field(default_factory=lambda: ResolveConfig())
     search: SearchConfig = field(default_factory=lambda: SearchConfig())
+    inference_rules: tuple[InferenceRule, ...] = DEFAULT_INFERENCE_RULES
     fingerprint: str = field(default_factory=lambda: _fingerprint({}))  # of the settings an index was read under; a change re-reads every note
 
 
@@ -259,7 +276,8 @@ def load_config(vault_root: Path) -> Config:
 
 
 _KNOWN_KEYS = {
-    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search"},
+    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search", "graph"},
+    "graph": {"rules"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages", "like"},
     "relations": {"types", "create_pages", "frontmatter"},
@@ -337,8 +355,63 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         page_rules=tuple(_page_rules(entities.get("pages", []), entity_types, source)),
         frontmatter_relations=_frontmatter_relations(_table(relations, "frontmatter", source), entity_types,
                                                      vocabulary, source, _like(entities, entity_types, source)),
+        inference_rules=_inference_rules(_table(_table(raw, "graph", source), "rules", source), vocabulary, source),
         fingerprint=_fingerprint(raw),
     )
+
+
+def _inference_rules(table: dict, vocabulary: Vocabulary, source: str) -> tuple[InferenceRule, ...]:
+    """The default rules the table does not turn off, and its own; refused: unknown types, premises named
+    from their target's side, paths other than two relations, and rules that feed each other in a cycle."""
+    use_defaults = table.get("defaults", True)
+    if not isinstance(use_defaults, bool):
+        raise ConfigError(f"{source}: graph.rules.defaults must be true or false")
+    rules = {r.name: r for r in DEFAULT_INFERENCE_RULES} if use_defaults else {}
+    for name, spec in table.items():
+        where = f"{source}: [graph.rules.{name}]"
+        if name == "defaults":
+            continue
+        if spec is False:
+            rules.pop(name, None)
+            continue
+        if not isinstance(spec, dict) or set(spec) != {"path", "gives"}:
+            raise ConfigError(f"{where} needs path = [\"TYPE\", \"TYPE\"] and gives = \"TYPE\" (or = false)")
+        path = spec["path"]
+        if not isinstance(path, list) or len(path) != 2 or not all(isinstance(t, str) for t in path):
+            raise ConfigError(f"{where}: path must name two relation types, as [\"uses\", \"depends-on\"]")
+        names = []
+        for type_name in (*path, spec["gives"]):
+            from .errors import InvalidInput
+
+            try:
+                normal = vocabulary.normalise(str(type_name))
+            except InvalidInput as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            if normal.swapped:
+                raise ConfigError(f"{where}: name {type_name!r} as {normal.type.name!r}; rules read relations"
+                                  " in their stored direction")
+            names.append(normal.type.name)
+        rules[name] = InferenceRule(name, (names[0], names[1]), names[2])
+    _refuse_cycles(tuple(rules.values()), source)
+    return tuple(rules.values())
+
+
+def _refuse_cycles(rules: tuple[InferenceRule, ...], source: str) -> None:
+    """A rule's output must never be (through other rules) one of its own premises."""
+    feeds: dict[str, set[str]] = {}
+    for rule in rules:
+        for premise in rule.path:
+            feeds.setdefault(premise, set()).add(rule.gives)
+    for rule in rules:
+        seen, todo = set(), [rule.gives]
+        while todo:
+            kind = todo.pop()
+            if kind in rule.path:
+                raise ConfigError(f"{source}: graph rule {rule.name!r} forms a cycle: what it gives ({rule.gives})"
+                                  f" leads back to its premise {kind!r}")
+            if kind not in seen:
+                seen.add(kind)
+                todo += feeds.get(kind, ())
 
 
 def _like(entities: dict, entity_types: tuple[str, ...], source: str) -> dict[str, str]:

@@ -150,6 +150,30 @@ def unlinked(limit, vault, as_json, fmt, fields) -> None:
               title="Unlinked mentions", empty_message="no unlinked mentions")
 
 
+@graph.command("infer")
+@vault_option
+@list_options
+def infer(vault, as_json, fmt, fields) -> None:
+    """Compute the relations the inference rules give (kbg index also keeps them current), and list
+    them with the two relations each comes from. They show elsewhere only with --include-inferred."""
+    from ..graph.inference import infer as run_rules
+    from ..graph.inference import inferred_relations
+    from .output import emit_rows, resolve_format
+
+    fmt = resolve_format(fmt, as_json)
+    with open_workspace(vault) as ws:
+        summary = run_rules(ws.store, ws.config.inference_rules)
+        rows = inferred_relations(ws.store, ws.access)
+    for row in rows:
+        row["path"] = _hops_text(row["via"])
+    emit_rows(rows, fmt, fields, {"rules": summary["rules"], "count": summary["count"], "added": summary["added"],
+                                  "removed": summary["removed"]}, "inferred",
+              [("source", "Source"), ("type", "Inferred"), ("target", "Target"), ("path", "From")],
+              row_keys=("source", "type", "target", "rule", "confidence", "via", "path", "since"),
+              title=f"Inferred relations ({summary['added']} new, {summary['removed']} gone)",
+              empty_message="no relation follows from the rules (see [graph.rules] in docs/note-format.md)")
+
+
 @graph.command("export")
 @click.option("--format", "fmt", default="graphml", show_default=True, type=click.Choice(["graphml", "json", "dot"]),
               help="GraphML (Gephi, Cytoscape, yEd), Cytoscape JSON, or Graphviz DOT.")

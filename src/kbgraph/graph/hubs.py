@@ -29,7 +29,8 @@ def hubs(store: Store, vocab: Vocabulary, limit: int = 10, by: str = "degree", v
 
 
 def _rank(store: Store, vocab: Vocabulary, limit: int, by: str, read: ReadPlan, access: Access) -> dict:
-    edges = _edges(store, read, access) if by == "pagerank" or read.as_of else None
+    whole = by == "pagerank" or read.as_of or read.scope.include_inferred
+    edges = _edges(store, read, access) if whole else None
     if edges is None:
         degrees = dict(store.relation_degrees(access, read.scope, limit))
         scores = {entity_id: float(n) for entity_id, n in degrees.items()}

@@ -482,6 +482,13 @@ def _cooccurrence_stage(run: IndexRun) -> None:
         cooccurrence_stage(run)
 
 
+def _infer_stage(run: IndexRun) -> None:
+    # Relations that follow by the inference rules, recomputed only when relations changed.
+    from ..graph.inference import infer_if_changed
+
+    infer_if_changed(run.store, run.config.inference_rules)
+
+
 def _embed_stage(run: IndexRun) -> None:
     from ..embed.stage import embed_stage
 
@@ -513,6 +520,7 @@ class Pipeline:
                 ("relate", _relate_stage),
                 ("extract", _extract_stage),
                 ("cooccur", _cooccurrence_stage),
+                ("infer", _infer_stage),
                 ("embed", _embed_stage),
                 ("similar", _similar_stage),
                 ("finish", finish_stage),

@@ -60,6 +60,9 @@ SEED_TYPES = (
     _t("informs", "informed-by", _ANY),
     _t("evaluates", "evaluated-by", _ANY),
     _t("superseded-by", "supersedes", _ANY),
+    # What inference rules give (kbgraph.graph.inference); they may also be asserted by hand.
+    _t("indirectly-depends-on", "indirectly-depended-on-by", _ANY),
+    _t("skip-level-reports-to", "skip-level-manages", _PP),
     _t("custom", None, _ANY, symmetric=True, requires_reason=True),
 )
 

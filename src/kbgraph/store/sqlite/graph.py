@@ -65,7 +65,74 @@ class GraphQueries:
                 outgoing = side == "out"
                 steps += [GraphStep(row[0], row[1], row[2], row[3], row[4], row[5], outgoing, bool(row[6]))
                           for row in self.db.execute(sql, [*part, *params])]
+            if scope.include_inferred:
+                steps += self._inferred_steps(access, ids, side, scope)
         return steps
+
+    def _inferred_steps(self, access: Access, ids: list[int], side: str, scope: GraphScope) -> list[GraphStep]:
+        """Steps along inferred relations (their ids negated, so they never collide with asserted ones)."""
+        near, far = ("source_id", "t") if side == "out" else ("target_id", "s")
+        clauses, params = [], []
+        if scope.types:
+            clauses.append(f"r.type IN ({','.join('?' * len(scope.types))})")
+            params += list(scope.types)
+        for alias in ("s", "t"):
+            clause, extra = access_sql(alias, access)
+            if clause != "1":
+                clauses.append(clause)
+                params += extra
+        where = " AND ".join(["1", *clauses])
+        steps: list[GraphStep] = []
+        for start in range(0, len(ids), _PART):
+            part = ids[start:start + _PART]
+            sql = (f"SELECT r.{near}, {far}.id, {far}.name, {far}.type, -r.id, r.type FROM inferred_relations r"
+                   " JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+                   f" WHERE r.{near} IN ({','.join('?' * len(part))}) AND {where}")
+            steps += [GraphStep(row[0], row[1], row[2], row[3], row[4], row[5], side == "out", True)
+                      for row in self.db.execute(sql, [*part, *params])]
+        return steps
+
+    def relation_chains(self, first_type: str, second_type: str, active_on: str) -> list[tuple[int, int, int, int]]:
+        """(a, c, first relation id, second relation id) for every a --first--> b --second--> c of
+        current asserted relations with a != c: the premises an inference rule reads."""
+        current = ("(r{n}.valid_until IS NULL OR r{n}.valid_until >= ?) AND (r{n}.valid_from IS NULL OR"
+                   " r{n}.valid_from <= ?) AND r{n}.inferred = 0")
+        return [(row[0], row[1], row[2], row[3]) for row in self.db.execute(
+            "SELECT r1.source_id, r2.target_id, r1.id, r2.id FROM relations r1"
+            " JOIN relations r2 INDEXED BY relations_graph_out ON r2.source_id = r1.target_id"
+            f" WHERE r1.type = ? AND r2.type = ? AND r1.source_id != r2.target_id"
+            f" AND {current.format(n=1)} AND {current.format(n=2)} ORDER BY r1.id, r2.id",
+            [first_type, second_type, active_on, active_on, active_on, active_on])]
+
+    def replace_inferred(self, rows: list[tuple[int, int, str, str, str]], now: str) -> tuple[int, int]:
+        """Make the inferred relations equal to rows of (source id, target id, type, rule, premises as
+        JSON); one that stays keeps its row. Returns (added, removed)."""
+        wanted = {(r[0], r[1], r[2]): r for r in rows}
+        have = {(a, b, t): i for i, a, b, t in self.db.execute(
+            "SELECT id, source_id, target_id, type FROM inferred_relations")}
+        gone = [have[key] for key in have.keys() - wanted.keys()]
+        self.db.executemany("DELETE FROM inferred_relations WHERE id = ?", [(i,) for i in gone])
+        new = [wanted[key] for key in wanted.keys() - have.keys()]
+        self.db.executemany("INSERT INTO inferred_relations (source_id, target_id, type, rule, premises, created_at)"
+                            " VALUES (?, ?, ?, ?, ?, ?)", [(*row, now) for row in new])
+        for key in wanted.keys() & have.keys():  # same relation: the rule and path now deriving it
+            self.db.execute("UPDATE inferred_relations SET rule = ?, premises = ? WHERE id = ?"
+                            " AND (rule != ? OR premises != ?)",
+                            (wanted[key][3], wanted[key][4], have[key], wanted[key][3], wanted[key][4]))
+        return len(new), len(gone)
+
+    def inferred_relations(self, access: Access) -> list[dict]:
+        """Every inferred relation whose ends the access may read, with its rule and premises."""
+        clauses, params = ["1"], []
+        for alias in ("s", "t"):
+            clause, extra = access_sql(alias, access)
+            clauses.append(clause)
+            params += extra
+        keys = ("id", "source_id", "source", "target_id", "target", "type", "rule", "premises", "created_at")
+        return [dict(zip(keys, row)) for row in self.db.execute(
+            "SELECT r.id, s.id, s.name, t.id, t.name, r.type, r.rule, r.premises, r.created_at"
+            " FROM inferred_relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
+            f" WHERE {' AND '.join(clauses)} ORDER BY r.type, s.name, t.name", params)]
 
     def relation_degrees(self, access: Access, scope: GraphScope, limit: int | None) -> list[tuple[int, int]]:
         """(entity id, relations in scope at either end), most first, ties by id."""
@@ -85,10 +152,15 @@ class GraphQueries:
     def relation_edges(self, access: Access, scope: GraphScope) -> list[tuple[int, int, int, str, bool]]:
         """Every relation in scope as (source id, target id, relation id, type, inferred), by id."""
         where, params = _scope_sql(scope, access)
-        return [(row[0], row[1], row[2], row[3], bool(row[4])) for row in self.db.execute(
+        edges = [(row[0], row[1], row[2], row[3], bool(row[4])) for row in self.db.execute(
             "SELECT r.source_id, r.target_id, r.id, r.type, r.inferred FROM relations r"
             " JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
             f" WHERE {where} ORDER BY r.id", params)]
+        if scope.include_inferred:
+            wanted = set(scope.types)
+            edges += [(r["source_id"], r["target_id"], -r["id"], r["type"], True) for r in self.inferred_relations(access)
+                      if not wanted or r["type"] in wanted]
+        return edges
 
     def entities_by_ids(self, access: Access, entity_ids: list[int]) -> dict[int, Entity]:
         """The entities of entity_ids that the access may read, by id."""

@@ -626,6 +626,27 @@ def m016_relation_generation(db: sqlite3.Connection) -> None:
         -- cover both (no table row is read for the scope's columns), so a step is an index range.
         CREATE INDEX relations_graph_out ON relations (source_id, inferred, valid_until, valid_from, type, target_id);
         CREATE INDEX relations_graph_in ON relations (target_id, inferred, valid_until, valid_from, type, source_id);
+        -- Relations derived by inference rules (uses + depends-on -> indirectly-depends-on): kept apart
+        -- from what anyone asserted, each with its rule and the relations it was derived from, and
+        -- recomputed whenever relations change, so one goes when a premise goes.
+        CREATE TABLE inferred_relations (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            target_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            premises TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            CHECK (source_id != target_id),
+            UNIQUE (source_id, target_id, type)
+        ) STRICT;
+        CREATE INDEX inferred_relations_target ON inferred_relations (target_id);
+        CREATE TRIGGER inferred_generation_insert AFTER INSERT ON inferred_relations BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
+        END;
+        CREATE TRIGGER inferred_generation_delete AFTER DELETE ON inferred_relations BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
+        END;
         -- What a graph answer shows of its entities, and who may read them, is part of the answer too.
         CREATE TRIGGER entities_generation_update
             AFTER UPDATE OF name, type, status, owner, visibility, sensitivity ON entities BEGIN
