@@ -197,6 +197,10 @@ def json_outputs(tmp_path_factory):
                                                       *v, "--json"), 0),
         ("Errors", ("entity", "relate", "Sam Li", "--type", "reports-to", "--target", "S. Li", *v, "--json"), 1),
         ("Errors", ("entity", "relate", "Sam", "--type", "reports-to", "--target", "Ana Lima", *v, "--json"), 1),
+        ("kbg entity relate", ("entity", "relate", "Sam Li", "--type", "reports-to", "--target", "Ben Okafor",
+                               *v, "--json"), 0),  # Sam reports to Chen Wei: an open, factual conflict
+        ("kbg graph conflicts", ("graph", "conflicts", *v, "--json"), 0),
+        ("kbg graph resolve", ("graph", "resolve", "1", "--keep", "old", *v, "--json"), 0),
         ("kbg entity relations", ("entity", "relations", "Sam Li", *v, "--json"), 0),
         ("kbg entity relations", ("entity", "relations", "Sam Ortiz", "--include-expired", *v, "--json"), 0),
         ("#relations-with-fields", ("entity", "relations", "Chen Wei", "--fields", "direction,other,type",

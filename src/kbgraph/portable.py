@@ -33,7 +33,7 @@ _VERSION_TEXT = ("source_key", "source_type", "source_name", "target_key", "targ
 _VERSION_FIELDS = (*_VERSION_TEXT, "change", "reason", "source_doc_path", "confidence", "origin", "strength",
                    "inferred", "valid_from", "valid_until", "owner", "visibility", "sensitivity")
 _RELATION_KEYS = ("type", "reason", "source_doc", "confidence", "origin", "origin_doc", "created_at", "updated_at",
-                  "valid_until", "strength", "inferred", "owner", "visibility", "sensitivity", "valid_from")
+                  "valid_until", "strength", "inferred", "owner", "visibility", "sensitivity", "valid_from", "context")
 
 
 def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
@@ -341,7 +341,8 @@ def _valid_relation(index: int, item: object, vocab, entity_types) -> dict:
     if item.get("confidence", "manual") not in ("manual", "auto-high", "auto-low"):
         raise InvalidInput(f"{where}: confidence {item.get('confidence')!r} is not manual, auto-high or auto-low")
     kinds = {"reason": str, "source_doc": str, "origin_doc": str, "created_at": str, "updated_at": str,
-             "valid_until": str, "owner": str, "visibility": str, "sensitivity": str, "valid_from": str}
+             "valid_until": str, "owner": str, "visibility": str, "sensitivity": str, "valid_from": str,
+             "context": str}
     for key, kind in kinds.items():
         if item.get(key) is not None and not isinstance(item[key], kind):
             raise InvalidInput(f"{where}: {key} must be text, got {item[key]!r}")

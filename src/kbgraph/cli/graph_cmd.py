@@ -174,6 +174,48 @@ def infer(vault, as_json, fmt, fields) -> None:
               empty_message="no relation follows from the rules (see [graph.rules] in docs/note-format.md)")
 
 
+@graph.command("conflicts")
+@click.option("--all", "include_resolved", is_flag=True, help="Also the conflicts already settled, and how.")
+@vault_option
+@list_options
+def conflicts(include_resolved, vault, as_json, fmt, fields) -> None:
+    """Contradictions between relations allowed one at a time (a second manager, a second lead)."""
+    from ..relations.conflict_resolution import list_conflicts
+    from .output import emit_rows, resolve_format
+
+    fmt = resolve_format(fmt, as_json)
+    with open_workspace(vault) as ws:
+        rows = list_conflicts(ws, include_resolved)
+    for row in rows:
+        row["old_other"], row["new_other"] = row["old"]["other"], row["new"]["other"]
+    emit_rows(rows, fmt, fields, {"count": len(rows)}, "conflicts",
+              [("id", "Id"), ("kind", "Kind"), ("subject", "Subject"), ("type", "Type"), ("old_other", "Old"),
+               ("new_other", "New"), ("status", "Status"), ("note", "Note")],
+              row_keys=("id", "kind", "type", "subject", "old", "new", "status", "resolution", "note",
+                        "old_other", "new_other"),
+              title="Conflicts", empty_message="no open conflicts" if not include_resolved else "no conflicts")
+
+
+@graph.command("resolve")
+@click.argument("conflict_id", type=int)
+@click.option("--keep", required=True, type=click.Choice(["old", "new", "both"]),
+              help="Which relation holds: the old one, the new one, or both (different contexts).")
+@vault_option
+@json_option
+def resolve(conflict_id, keep, vault, as_json) -> None:
+    """Settle an open conflict; the relation not kept is true until today (its history stays)."""
+    from ..relations.conflict_resolution import resolve as settle
+
+    with open_workspace(vault) as ws:
+        result = settle(ws, conflict_id, keep)
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+        return
+    print(f"conflict {result['id']}: {result['resolution']}")
+
+
 @graph.command("export")
 @click.option("--format", "fmt", default="graphml", show_default=True, type=click.Choice(["graphml", "json", "dot"]),
               help="GraphML (Gephi, Cytoscape, yEd), Cytoscape JSON, or Graphviz DOT.")

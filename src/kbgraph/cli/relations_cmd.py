@@ -30,14 +30,18 @@ _ROW_COLUMNS = [("type", "Type"), ("other", "Entity"), ("reason", "Reason"), ("s
 @click.option("--source-doc", default=None, metavar="PATH", help="Evidence: a vault-relative path.")
 @click.option("--valid-until", default=None, metavar="DATE", help="YYYY-MM-DD; a past date expires the relation.")
 @click.option("--create", default=None, metavar="TYPE", help="Create a missing target, of this entity type.")
+@click.option("--since", default=None, metavar="DATE", help="YYYY-MM-DD it became true (dates a change of manager or lead).")
+@click.option("--context", default=None, metavar="TEXT", help="The context it holds in (\"dotted line\"): not a contradiction.")
 @vault_option
 @json_option
-def relate(source, type_name, target, reason, source_doc, valid_until, create, vault, as_json) -> None:
-    """Relate SOURCE to --target (stored once; mirrored into the source entity's page under ## Relations)."""
+def relate(source, type_name, target, reason, source_doc, valid_until, create, since, context, vault, as_json) -> None:
+    """Relate SOURCE to --target (stored once; mirrored into the source entity's page under ## Relations).
+    A second current relation where one is allowed at a time (reports-to, leads, replaces) is settled
+    by its date, kept with its context, or left for `kbg graph resolve`."""
     from ..relations.edits import relate as do_relate
 
     with open_workspace(vault) as ws:
-        result = do_relate(ws, source, type_name, target, reason, source_doc, valid_until, create)
+        result = do_relate(ws, source, type_name, target, reason, source_doc, valid_until, create, since, context)
     if as_json:
         from .output import print_json
 
@@ -46,6 +50,11 @@ def relate(source, type_name, target, reason, source_doc, valid_until, create, v
     where = f" (written to {result['mirrored_to']})" if result["mirrored_to"] else " (stored in the index)"
     strength = f", observed {result['strength']}×" if result["strength"] > 1 else ""
     print(f"{result['source']} --{result['type']}--> {result['target']}{where}{strength}")
+    for conflict in result["conflicts"]:
+        outcome = conflict["resolution"] or f"open: `kbg graph resolve {conflict['id']} --keep old|new|both`"
+        note = f" ({conflict['note']})" if conflict["note"] else ""
+        print(f"{conflict['kind']} conflict {conflict['id']} with {conflict['subject']} --{conflict['type']}--"
+              f" {conflict['old']['other']}: {outcome}{note}")
 
 
 @click.command("unrelate")

@@ -14,7 +14,8 @@ FLAGS = {
     "reason": "--reason", "valid_until": "--valid-until", "source_doc": "--source-doc",
     "create_type": "--create", "target_name": "--target", "days": "--days", "status": "--status",
     "min_confidence": "--min-confidence", "doc_path": "--from-doc", "depth": "--depth", "max_hops": "--max-hops",
-    "as_of": "--as-of", "direction": "--direction", "by": "--by", "format": "--format",
+    "as_of": "--as-of", "direction": "--direction", "by": "--by", "format": "--format", "keep": "--keep",
+    "since": "--since",
 }
 
 PHRASES = {
@@ -34,6 +35,7 @@ PHRASES = {
     "list the relations of {name} to see what exists": "`kbg entity relations {name}` lists what exists",
     "list the suggestions to see them": "`kbg entity suggestions` lists them",
     "list the pending questions to see them": "`kbg resolve pending` lists them",
+    "list the conflicts to see them": "`kbg graph conflicts --all` lists them",
     "; confirm or reject some of its questions": " (answer questions with `kbg resolve confirm|reject ID`)",
     "read more of the graph: a larger max_hops, more types, or expired ones":
         "try a larger --max-hops, other --type, or --include-expired",

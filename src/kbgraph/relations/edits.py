@@ -16,6 +16,7 @@ from ..entities.lookup import find_entity
 from ..model import Entity
 from ..pages.files import create_entity_page, edit_page, write_lock
 from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
+from .conflicts import Conflict, find_conflicts, record
 from .records import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
 from ..store.base import Store
 from ..workspace import Workspace
@@ -30,29 +31,44 @@ def relate(
     source_doc: str | None = None,
     valid_until: str | None = None,
     create_type: str | None = None,
+    since: str | None = None,
+    context: str | None = None,
 ) -> dict:
-    """Create (or re-assert) source --type--> target; returns the relation as seen from the source."""
+    """Create (or re-assert) source --type--> target; returns the relation as seen from the source,
+    with the contradictions it made (a second manager at once, a second lead) and how each ended."""
     store, vocab = ws.store, ws.config.vocabulary
     normal = vocab.normalise(type_name)
     reason = " ".join(reason.split()) if reason else None
     if normal.type.requires_reason and not reason:
         raise InvalidInput(f"{normal.type.name} relations need `reason`: it is their label", param="reason")
     until = parse_valid_until(valid_until)
+    began = parse_valid_until(since) if since is not None else None
+    context = " ".join(context.split()) or None if context else None
     source = find_entity(store, source_name)
     evidence = _source_doc(store, source_doc)
     target = _target(ws, target_name, create_type, lambda t: canonical(vocab, source, type_name, t))
-    return relate_entities(ws, source, type_name, target, reason, evidence, until, valid_until is not None)
+    return relate_entities(ws, source, type_name, target, reason, evidence, until, valid_until is not None,
+                           since=began, context=context)
 
 
 def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entity, reason: str | None, evidence: dict | None,
-                    until: str | None, until_given: bool = True, confidence: str = "manual") -> dict:
-    """relate() once both ends are known entities: page line first, then the row, then a page re-index."""
+                    until: str | None, until_given: bool = True, confidence: str = "manual", since: str | None = None,
+                    context: str | None = None, check_conflicts: bool = True) -> dict:
+    """relate() once both ends are known entities: page line first, then the row, then a page re-index;
+    then the contradictions it makes are settled or recorded (relations.conflicts)."""
     store, vocab = ws.store, ws.config.vocabulary
     rtype, src, tgt = canonical(vocab, source, type_name, target)
     existing = store.get_relation(src.id, tgt.id, rtype.name)
     if existing is not None:  # re-asserting without --reason / --valid-until keeps what was said before
         reason = reason if reason is not None else existing["reason"]
         until = until if until_given else existing["valid_until"]
+    today = today_iso()
+    dated = since or (evidence.get("date") or "")[:10] or None if evidence else since
+    found = (find_conflicts(store, ws.access, rtype, src, tgt, dated, context, today)
+             if check_conflicts and (until is None or until >= today) else [])
+    for conflict in found:  # an earlier-dated new relation is history at once: it ended when the other began
+        if conflict.kind == "temporal" and not conflict.new_wins:
+            until = min(until or "9999-12-31", conflict.loser_until())
     with write_lock(ws.root):
         mirror = source if rtype.symmetric else src
         other = tgt if mirror.id == src.id else src
@@ -74,7 +90,8 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
                  "source_doc_id": evidence["id"] if evidence else (None if existing else origin_doc_id),
                  "source_doc_path": evidence["path"] if evidence else (
                      None if existing or origin != "page" else page_path),
-                 "valid_until": until, "origin": origin, "origin_doc_id": origin_doc_id, "confidence": confidence},
+                 "valid_until": until, "origin": origin, "origin_doc_id": origin_doc_id, "confidence": confidence,
+                 "valid_from": since, "context": context},
                 now_iso(), bump=True,
             )
         if origin == "page":
@@ -83,9 +100,44 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
             if row is None:
                 raise StoreError(f"the line written to {page_path} did not read back as a relation (is it inside "
                                  "an unclosed code block?)", hint="check the page and the index status")
+    settled = [_settle(ws, conflict, row) for conflict in found]
     _, data = view_row(row, vocab, src.id, today_iso())
     return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
-            "mirrored_to": page_path if origin == "page" else None}
+            "mirrored_to": page_path if origin == "page" else None, "conflicts": settled}
+
+
+def _settle(ws: Workspace, conflict: Conflict, new_row: dict) -> dict:
+    """Apply a conflict's rule once the new relation is written, and record what was done."""
+    now = now_iso()
+    if conflict.kind == "contextual":
+        return record(ws.store, conflict, new_row["id"], "resolved", "both kept, each in its context", None, now)
+    if conflict.kind == "factual":
+        return record(ws.store, conflict, new_row["id"], "open", None,
+                      "undated: say which holds, or that both do", now)
+    if not conflict.new_wins:
+        return record(ws.store, conflict, new_row["id"], "resolved",
+                      f"the earlier one, {conflict.new.other}, was true until {conflict.loser_until()}", None, now)
+    old = conflict.old_row
+    # Its page gets a `## Relations` line with the end date; a frontmatter value stays as written.
+    relate_entities(ws, ws.store.get_entity(LOCAL, old["source_id"]), old["type"],
+                    ws.store.get_entity(LOCAL, old["target_id"]), None, None, conflict.loser_until(), True,
+                    old["confidence"], check_conflicts=False)
+    return record(ws.store, conflict, new_row["id"], "resolved",
+                  f"the later one wins: {conflict.old.other} was true until {conflict.loser_until()}", None, now)
+
+
+def _frontmatter_home(store: Store, vocab, row: dict) -> str | None:
+    """The note whose frontmatter states this relation, if one does (it cannot be edited for it)."""
+    rtype = vocab.types[row["type"]]
+    src, tgt = store.get_entity(LOCAL, row["source_id"]), store.get_entity(LOCAL, row["target_id"])
+    pages = {doc_id: store.get_entity(LOCAL, owner[0]) for doc_id, owner in store.page_entity_ids().items()
+             if owner[0] in (src.id, tgt.id)}
+    for line in store.page_relation_lines():
+        page_entity = pages.get(line["doc_id"])
+        if page_entity is not None and line["source"].startswith("frontmatter:") and line_matcher(
+                vocab, page_entity, rtype, src, tgt)(_Line(line["type"], line["target"])):
+            return line["path"]
+    return None
 
 
 def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) -> dict:
@@ -99,16 +151,14 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
         if row is None:
             raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}",
                            hint=f"list the relations of {src.name!r} to see what exists")
+        home = _frontmatter_home(store, vocab, row)
+        if home is not None:
+            raise InvalidInput(
+                f"{src.name} --{rtype.name}--> {tgt.name} comes from the frontmatter of {home} "
+                "(a key kbgraph.toml maps to relations); edit that file to remove it")
         # Every page of either end may state it (Dana's "- reports-to [[Ben]]", Ben's "- manages [[Dana]]").
         pages = {doc_id: store.get_entity(LOCAL, owner[0]) for doc_id, owner in store.page_entity_ids().items()
                  if owner[0] in (src.id, tgt.id)}
-        for line in store.page_relation_lines():
-            page_entity = pages.get(line["doc_id"])
-            if page_entity is not None and line["source"].startswith("frontmatter:") and line_matcher(
-                    vocab, page_entity, rtype, src, tgt)(_Line(line["type"], line["target"])):
-                raise InvalidInput(
-                    f"{src.name} --{rtype.name}--> {tgt.name} comes from the frontmatter of {line['path']} "
-                    "(a key kbgraph.toml maps to relations); edit that file to remove it")
         edited = []
         for doc_id, page_entity in pages.items():
             path = store.get_document(LOCAL, doc_id=doc_id)["path"]

@@ -75,7 +75,7 @@ def _details(row: dict, today: str) -> dict:
     """What every view of a relation shows besides its ends and type."""
     return {
         "reason": row["reason"],
-        "since": (row["created_at"] or "")[:10] or None,
+        "since": row.get("valid_from") or (row["created_at"] or "")[:10] or None,
         "valid_until": row["valid_until"],
         "confidence": row["confidence"],
         "source_doc": row["source_doc"],
@@ -177,7 +177,10 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
             continue
         desired.setdefault(key, []).append(fields)
     existing = {(r["source_id"], r["target_id"], r["type"]): r for r in store.page_relations()}
-    # Two pages may state one relation; the page it was last written to keeps being its home.
+    # Two pages may state one relation; the page it was last written to keeps being its home. Within a
+    # page a `## Relations` line wins over a frontmatter value: only a line can say until when.
+    for options in desired.values():
+        options.sort(key=lambda f: f["from_frontmatter"])
     desired = {key: next((f for f in options if key in existing and f["origin_doc_id"] == existing[key]["origin_doc_id"]),
                          options[0])
                for key, options in desired.items()}
@@ -189,8 +192,11 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
         if current is None:
             store.upsert_relation({"source_id": key[0], "target_id": key[1], "type": key[2], **fields}, now,
                                   bump=False)
-        elif current["origin"] != "page" or any(current[k] != fields[k] for k in ("reason", "valid_until",
-                                                                                  "origin_doc_id")):
+            continue
+        if fields["from_frontmatter"]:  # a value carries no end date: one kbgraph recorded (a conflict) stays
+            fields = {**fields, "valid_until": current["valid_until"]}
+        if current["origin"] != "page" or any(current[k] != fields[k] for k in ("reason", "valid_until",
+                                                                                 "origin_doc_id")):
             # The line is the relation's home: its reason and date win; evidence and history stay.
             store.set_page_origin(current["id"], fields["reason"], fields["valid_until"], fields["origin_doc_id"],
                                   now)
@@ -219,6 +225,7 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
     return (src.id, tgt.id, rtype.name), {
         "reason": line["reason"], "valid_until": line["valid_until"], "origin": "page",
         "origin_doc_id": line["doc_id"], "source_doc_id": line["doc_id"], "confidence": "manual",
+        "from_frontmatter": (line["source"] or "").startswith("frontmatter:"),
     }
 
 

@@ -22,6 +22,9 @@ class RelationType:
     pairs: tuple[tuple[str, str], ...]  # allowed (source type, target type); "*" matches any
     symmetric: bool = False
     requires_reason: bool = False
+    # One at a time: "source" (a person reports to one manager), "target" (a project has one lead);
+    # a second current relation on that end is a contradiction (kbgraph.relations.conflicts).
+    functional: str | None = None
 
     def allows(self, source_type: str, target_type: str) -> bool:
         return any(s in (ANY, source_type) and t in (ANY, target_type) for s, t in self.pairs)
@@ -30,8 +33,8 @@ class RelationType:
         return ", ".join(f"{'any' if s == ANY else s} → {'any' if t == ANY else t}" for s, t in self.pairs)
 
 
-def _t(name, inverse, pairs, symmetric=False, requires_reason=False) -> RelationType:
-    return RelationType(name, inverse, tuple(pairs), symmetric, requires_reason)
+def _t(name, inverse, pairs, symmetric=False, requires_reason=False, functional=None) -> RelationType:
+    return RelationType(name, inverse, tuple(pairs), symmetric, requires_reason, functional)
 
 
 _PP = [("person", "person")]
@@ -41,11 +44,11 @@ _WORK = [("project", "project"), ("project", "technology"), ("technology", "tech
          ("technology", "project"), ("team", "project"), ("team", "technology")]
 
 SEED_TYPES = (
-    _t("reports-to", "manages", _PP),
+    _t("reports-to", "manages", _PP, functional="source"),
     _t("collaborates-with", None, _PP, symmetric=True),
     _t("mentors", "mentored-by", _PP),
     _t("delegates-to", "delegated-from", _PP),
-    _t("leads", "led-by", _PROJ + [("person", "team")]),
+    _t("leads", "led-by", _PROJ + [("person", "team")], functional="target"),
     _t("contributes-to", "contributor", _PROJ),
     _t("sponsors", "sponsored-by", _PROJ),
     _t("reviews", "reviewed-by", _PROJ),
@@ -54,7 +57,7 @@ SEED_TYPES = (
     _t("blocks", "blocked-by", [("project", "project")]),
     _t("related-to", None, [("project", "project")], symmetric=True),
     _t("uses", "used-by", _ANY),
-    _t("replaces", "replaced-by", _ANY),
+    _t("replaces", "replaced-by", _ANY, functional="target"),
     _t("works-with", None, _ANY, symmetric=True),
     _t("part-of", "has-part", _ANY),
     _t("informs", "informed-by", _ANY),
@@ -71,17 +74,28 @@ def _with_pairs(rtype: RelationType, spec: object) -> RelationType:
     """A seed type with the pairs a [relations.types.NAME] table adds (its name, inverse and symmetry
     stay: other notes and kbgraph itself rely on them)."""
     where = f"kbgraph.toml: [relations.types.{rtype.name}]"
-    if not isinstance(spec, dict) or set(spec) - {"source", "target"} or not spec:
+    if not isinstance(spec, dict) or set(spec) - {"source", "target", "functional"} or not spec:
         raise ConfigError(f"{where}: {rtype.name!r} is built in; its table may only add pairs"
-                          " (source = [...], target = [...])")
+                          " (source = [...], target = [...]) or say which end is one at a time (functional)")
     pairs = []
     for key in ("source", "target"):
         value = spec.get(key, [ANY])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where}: {key} must be a list of entity types")
-    pairs = [(a, b) for a in spec.get("source", [ANY]) for b in spec.get("target", [ANY])]
+    pairs = ([(a, b) for a in spec.get("source", [ANY]) for b in spec.get("target", [ANY])]
+             if "source" in spec or "target" in spec else [])
+    functional = _functional(spec["functional"], rtype.name) if "functional" in spec else rtype.functional
     return RelationType(rtype.name, rtype.inverse, tuple(dict.fromkeys(rtype.pairs + tuple(pairs))),
-                        rtype.symmetric, rtype.requires_reason)
+                        rtype.symmetric, rtype.requires_reason, functional)
+
+
+def _functional(value: object, name: str) -> str | None:
+    if value in (None, False, "none"):
+        return None
+    if value not in ("source", "target"):
+        raise ConfigError(f"kbgraph.toml: relations.types.{name}.functional must be \"source\", \"target\""
+                          f" or false, not {value!r}")
+    return str(value)
 
 
 def _behaving_like(rtype: RelationType, like: dict[str, str]) -> RelationType:
@@ -100,7 +114,7 @@ def _behaving_like(rtype: RelationType, like: dict[str, str]) -> RelationType:
             if (builtin_a, builtin_b) in rtype.pairs:
                 pairs.append((custom_a, custom_b))
     return RelationType(rtype.name, rtype.inverse, tuple(dict.fromkeys(pairs)), rtype.symmetric,
-                        rtype.requires_reason)
+                        rtype.requires_reason, rtype.functional)
 
 
 @dataclass(frozen=True)
@@ -153,7 +167,8 @@ class Vocabulary:
                 if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                     raise ConfigError(f"kbgraph.toml: relations.types.{name}.{key} must be a list of entity types")
             pairs = [(s, t) for s in sources for t in targets]
-            types.append(_t(name, None if symmetric else inverse, pairs, symmetric, bool(spec.get("requires_reason"))))
+            types.append(_t(name, None if symmetric else inverse, pairs, symmetric, bool(spec.get("requires_reason")),
+                            _functional(spec.get("functional"), name)))
             known |= {name, inverse}
         if like:
             types = [_behaving_like(t, like) for t in types]

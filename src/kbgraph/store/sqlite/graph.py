@@ -175,3 +175,49 @@ class GraphQueries:
                 entity = _entity_row(row)
                 out[entity.id] = entity
         return out
+
+
+_CONFLICT_KEYS = ("id", "kind", "type", "subject_key", "subject_name", "old_relation_id", "old_other",
+                  "new_relation_id", "new_other", "status", "resolution", "note", "created_at", "resolved_at")
+
+
+class ConflictQueries:
+    """Contradictions between relations of a one-at-a-time type, as kbgraph.relations.conflicts records them."""
+
+    db: sqlite3.Connection
+
+    def add_conflict(self, conflict: dict, now: str) -> int:
+        cursor = self.db.execute(
+            "INSERT INTO relation_conflicts (kind, type, subject_key, subject_name, old_relation_id, old_other,"
+            " new_relation_id, new_other, status, resolution, note, created_at, resolved_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (conflict["kind"], conflict["type"], conflict["subject_key"], conflict["subject_name"],
+             conflict.get("old_relation_id"), conflict["old_other"], conflict.get("new_relation_id"),
+             conflict["new_other"], conflict["status"], conflict.get("resolution"), conflict.get("note"), now,
+             now if conflict["status"] == "resolved" else None))
+        return int(cursor.lastrowid or 0)
+
+    def conflicts(self, access: Access, status: str | None = None) -> list[dict]:
+        """Recorded conflicts (of one status, or all) whose subject the access may read, newest first."""
+        readable, params = access_sql("e", access)
+        where = f"NOT EXISTS (SELECT 1 FROM entities e WHERE e.key = c.subject_key AND NOT {readable})"
+        if status:
+            where += " AND c.status = ?"
+            params = [*params, status]
+        return [dict(zip(_CONFLICT_KEYS, row)) for row in self.db.execute(
+            f"SELECT {', '.join('c.' + k for k in _CONFLICT_KEYS)} FROM relation_conflicts c WHERE {where}"
+            " ORDER BY c.id DESC", params)]
+
+    def get_conflict(self, access: Access, conflict_id: int) -> dict | None:
+        return next((c for c in self.conflicts(access) if c["id"] == conflict_id), None)
+
+    def resolve_conflict(self, conflict_id: int, resolution: str, now: str) -> None:
+        self.db.execute("UPDATE relation_conflicts SET status = 'resolved', resolution = ?, resolved_at = ?"
+                        " WHERE id = ?", (resolution, now, conflict_id))
+
+    def open_conflict_between(self, old_relation_id: int, new_relation_id: int) -> bool:
+        """Whether these two relations already have a conflict recorded (either way round)."""
+        return self.db.execute(
+            "SELECT 1 FROM relation_conflicts WHERE (old_relation_id = ? AND new_relation_id = ?)"
+            " OR (old_relation_id = ? AND new_relation_id = ?)",
+            (old_relation_id, new_relation_id, new_relation_id, old_relation_id)).fetchone() is not None

@@ -647,6 +647,29 @@ def m016_relation_generation(db: sqlite3.Connection) -> None:
         CREATE TRIGGER inferred_generation_delete AFTER DELETE ON inferred_relations BEGIN
             UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relation_generation';
         END;
+        -- The context a relation holds in ("dotted line", "for the launch"): two relations of a type
+        -- that allows one at a time do not contradict each other when their contexts differ.
+        ALTER TABLE relations ADD COLUMN context TEXT;
+        -- Contradictions between relations of a functional type (one manager at a time, one lead per
+        -- project): how each was classified and how it ended. Ends are kept by name and key too,
+        -- since a relation may be gone by the time someone reads the conflict.
+        CREATE TABLE relation_conflicts (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('temporal', 'contextual', 'factual')),
+            type TEXT NOT NULL,
+            subject_key TEXT NOT NULL,
+            subject_name TEXT NOT NULL,
+            old_relation_id INTEGER,
+            old_other TEXT NOT NULL,
+            new_relation_id INTEGER,
+            new_other TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+            resolution TEXT,
+            note TEXT,
+            created_at TEXT NOT NULL,
+            resolved_at TEXT
+        ) STRICT;
+        CREATE INDEX relation_conflicts_status ON relation_conflicts (status);
         -- What a graph answer shows of its entities, and who may read them, is part of the answer too.
         CREATE TRIGGER entities_generation_update
             AFTER UPDATE OF name, type, status, owner, visibility, sensitivity ON entities BEGIN

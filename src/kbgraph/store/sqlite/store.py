@@ -18,7 +18,7 @@ from ..base import DocFilter, DocState, EntityName, EntitySync, RelationVersion
 from .migrations import apply_migrations
 from .rows import access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
-from .graph import GraphQueries
+from .graph import ConflictQueries, GraphQueries
 from .resolution import ResolutionQueries
 from .search import SearchQueries
 from .vectors import VectorQueries
@@ -43,7 +43,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries):
+class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries):
     """One index, safe to share between threads: each thread gets its own connection (opened on first
     use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
     within that thread. Writers take the write lock up front (BEGIN IMMEDIATE) and wait for each other
@@ -504,13 +504,13 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             self.db.execute(
                 "INSERT INTO relations (source_id, target_id, type, reason, source_doc_id, source_doc_path, confidence,"
                 " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility,"
-                " sensitivity, valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " sensitivity, valid_from, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (rel["source_id"], rel["target_id"], rel["type"], rel.get("reason"), rel.get("source_doc_id"),
                  rel.get("source_doc_path"), rel.get("confidence", "manual"), rel.get("origin", "user"),
                  rel.get("origin_doc_id"), rel.get("created_at") or now, rel.get("updated_at") or now,
                  rel.get("valid_until"), rel.get("strength", 1), int(rel.get("inferred", False)),
                  rel.get("owner"), rel.get("visibility", "private"), rel.get("sensitivity", "normal"),
-                 rel.get("valid_from")),
+                 rel.get("valid_from"), rel.get("context")),
             )
         else:
             changed = ((rel.get("reason") is not None and rel.get("reason") != existing["reason"])
@@ -522,11 +522,12 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             self.db.execute(
                 "UPDATE relations SET reason = coalesce(?, reason), source_doc_id = coalesce(?, source_doc_id),"
                 " source_doc_path = coalesce(?, source_doc_path), valid_until = ?, updated_at = ?,"
-                " strength = strength + ?, origin = ?, origin_doc_id = ?, confidence = ? WHERE id = ?",
+                " strength = strength + ?, origin = ?, origin_doc_id = ?, confidence = ?,"
+                " valid_from = coalesce(?, valid_from), context = coalesce(?, context) WHERE id = ?",
                 (rel.get("reason"), rel.get("source_doc_id"), rel.get("source_doc_path"), rel.get("valid_until"),
                  rel.get("updated_at") or now, 1 if bump else 0, rel.get("origin", existing["origin"]),
                  rel.get("origin_doc_id", existing["origin_doc_id"]), rel.get("confidence", existing["confidence"]),
-                 existing["id"]),
+                 rel.get("valid_from"), rel.get("context"), existing["id"]),
             )
         return self.get_relation(rel["source_id"], rel["target_id"], rel["type"])
 
@@ -546,18 +547,19 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         self.db.execute(
             "INSERT INTO relations (source_id, target_id, type, reason, source_doc_id, source_doc_path, confidence,"
             " origin, origin_doc_id, created_at, updated_at, valid_until, strength, inferred, owner, visibility,"
-            " sensitivity, valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " sensitivity, valid_from, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (source_id, target_id, type) DO UPDATE SET reason = excluded.reason,"
             " source_doc_id = excluded.source_doc_id, source_doc_path = excluded.source_doc_path,"
             " confidence = excluded.confidence, origin = excluded.origin, origin_doc_id = excluded.origin_doc_id,"
             " created_at = excluded.created_at, updated_at = excluded.updated_at, valid_until = excluded.valid_until,"
             " strength = excluded.strength, inferred = excluded.inferred, owner = excluded.owner,"
-            " visibility = excluded.visibility, sensitivity = excluded.sensitivity, valid_from = excluded.valid_from",
+            " visibility = excluded.visibility, sensitivity = excluded.sensitivity, valid_from = excluded.valid_from,"
+            " context = excluded.context",
             (rel["source_id"], rel["target_id"], rel["type"], rel.get("reason"), rel.get("source_doc_id"),
              rel.get("source_doc_path"), rel.get("confidence") or "manual", rel["origin"], rel.get("origin_doc_id"),
              rel["created_at"], rel["updated_at"], rel.get("valid_until"), int(rel.get("strength") or 1),
              int(bool(rel.get("inferred"))), rel.get("owner"), rel.get("visibility") or "private",
-             rel.get("sensitivity") or "normal", rel.get("valid_from")),
+             rel.get("sensitivity") or "normal", rel.get("valid_from"), rel.get("context")),
         )
 
     def relation_by_id(self, relation_id: int) -> dict | None:
@@ -645,7 +647,7 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             "SELECT r.id, r.source_id, s.name, s.type, r.target_id, t.name, t.type, r.type, r.reason,"
             " coalesce(sd.path, r.source_doc_path), r.confidence, r.origin, r.origin_doc_id, od.path,"
             " r.created_at, r.updated_at, r.valid_until, r.strength, r.inferred, r.owner, r.visibility,"
-            " r.sensitivity, r.valid_from"
+            " r.sensitivity, r.valid_from, r.context, sd.date"
             " FROM relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
             " LEFT JOIN documents sd ON sd.id = r.source_doc_id LEFT JOIN documents od ON od.id = r.origin_doc_id"
             f" WHERE {where} ORDER BY r.type, s.name, t.name"
@@ -1065,7 +1067,8 @@ _VERSION_START = ("coalesce((SELECT max(x.superseded_at) FROM relation_history x
                   " r.created_at)")
 _RELATION_KEYS = ("id", "source_id", "source", "source_type", "target_id", "target", "target_type", "type", "reason",
                   "source_doc", "confidence", "origin", "origin_doc_id", "origin_doc", "created_at", "updated_at",
-                  "valid_until", "strength", "inferred", "owner", "visibility", "sensitivity", "valid_from")
+                  "valid_until", "strength", "inferred", "owner", "visibility", "sensitivity", "valid_from",
+                  "context", "source_doc_date")
 _HISTORY_COLUMNS = ("relation_id", "source_key", "source_type", "source_name", "target_key", "target_type",
                     "target_name", "type", "reason", "source_doc_path", "confidence", "origin", "strength",
                     "inferred", "valid_from", "valid_until", "recorded_at", "superseded_at", "change", "owner",

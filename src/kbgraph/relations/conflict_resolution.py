@@ -1,0 +1,46 @@
+"""The user's side of contradictions: list them, and settle an open one by keeping the old relation,
+the new one, or both (they hold in different contexts). Nothing is deleted: the one not kept was
+true until yesterday (so it is no longer current today), and its history stays."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from ..access import LOCAL
+from ..errors import InvalidInput, NotFound
+from ..workspace import Workspace
+from .conflicts import view
+from .edits import relate_entities
+from .records import now_iso, today_iso
+
+KEEP = ("old", "new", "both")
+
+
+def list_conflicts(ws: Workspace, include_resolved: bool = False) -> list[dict]:
+    return [view(row) for row in ws.store.conflicts(ws.access, None if include_resolved else "open")]
+
+
+def resolve(ws: Workspace, conflict_id: int, keep: str) -> dict:
+    """Settle conflict conflict_id by keeping old, new, or both."""
+    if keep not in KEEP:
+        raise InvalidInput(f"`keep` {keep!r}: use old, new or both", param="keep")
+    store = ws.store
+    row = store.get_conflict(ws.access, conflict_id)
+    if row is None:
+        raise NotFound(f"no conflict {conflict_id}", param="conflict_id", hint="list the conflicts to see them")
+    if row["status"] != "open":
+        raise InvalidInput(f"conflict {conflict_id} was resolved already ({row['resolution']})")
+    resolution = "both kept"
+    if keep != "both":
+        ended_id = row["new_relation_id"] if keep == "old" else row["old_relation_id"]
+        ended = store.relation_by_id(ended_id) if ended_id is not None else None
+        yesterday = (dt.date.fromisoformat(today_iso()) - dt.timedelta(days=1)).isoformat()
+        if ended is not None and (ended["valid_until"] is None or ended["valid_until"] >= today_iso()):
+            relate_entities(ws, store.get_entity(LOCAL, ended["source_id"]), ended["type"],
+                            store.get_entity(LOCAL, ended["target_id"]), None, None, yesterday, True,
+                            ended["confidence"], check_conflicts=False)
+        kept, dropped = (row["old_other"], row["new_other"]) if keep == "old" else (row["new_other"], row["old_other"])
+        resolution = f"kept {kept}; {dropped} true until {yesterday}"
+    with store.transaction():
+        store.resolve_conflict(conflict_id, resolution, now_iso())
+    return view(store.get_conflict(ws.access, conflict_id) or row)
