@@ -108,3 +108,24 @@ def test_a_bad_functional_setting_is_a_config_error(value):
 
     with pytest.raises(ConfigError, match="functional must be"):
         config_from_dict({"relations": {"types": {"mentors": {"functional": value}}}})
+
+
+def test_taking_over_a_project_supersedes_the_old_lead_when_accepted(tmp_path):
+    vault = tmp_path / "org"
+    for folder in ("people", "projects", "meetings/2026/05/04"):
+        (vault / folder).mkdir(parents=True)
+    for name in ("Ravi Shah", "Alex Chen"):
+        (vault / "people" / f"{name.lower().replace(' ', '-')}.md").write_text(f"---\ntype: person\nname: {name}\n---\n")
+    (vault / "projects" / "lighthouse.md").write_text(
+        "---\ntype: project\nname: Project Lighthouse\nlead: Alex Chen\n---\n# Project Lighthouse\n")
+    (vault / "meetings/2026/05/04/staff.md").write_text(
+        "# Staff meeting\n\nRavi Shah is taking over Project Lighthouse from Alex Chen.\n")
+    assert run_kbg("init", str(vault)).returncode == 0
+    assert run_kbg("index", "--vault", str(vault)).returncode == 0
+    pending = kbg(vault, "entity", "suggest-relations")["pending"]
+    (takeover,) = [s for s in pending if (s["source"], s["type"], s["target"]) == (
+        "Ravi Shah", "leads", "Project Lighthouse")]
+    accepted = kbg(vault, "entity", "accept", str(takeover["id"]))
+    assert [(c["kind"], c["status"]) for c in accepted["relation"]["conflicts"]] == [("temporal", "resolved")]
+    leads = _relations(vault, "Project Lighthouse", "leads")
+    assert leads == {("Ravi Shah", None), ("Alex Chen", "2026-05-03")}  # until the day before the note

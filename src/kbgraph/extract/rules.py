@@ -50,7 +50,8 @@ RULES = [
     _rule("reports-to", rf"{_ADV}(?:reports|reported|has\s+reported)\s+{_ADV}to"
                         rf"|{_ADV}(?:is|{_PERFECT})\s+reporting\s+to", "reports-to"),
     _rule("leads", rf"{_ADV}(?:is|{_PERFECT}|was)?\s*(?:leading|driving|heading|running)\s+{_THE}"
-                   rf"|{_ADV}(?:leads|led|has\s+led|heads|drives|took\s+over|has\s+taken\s+over|owns)\s+{_THE}"
+                   rf"|{_ADV}(?:leads|led|has\s+led|heads|drives|took\s+over|has\s+taken\s+over|owns"
+                   rf"|takes\s+over|(?:is|are|will\s+be)\s+{_ADV}taking\s+over|will\s+take\s+over)\s+{_THE}"
                    rf"|(?:is|was)\s+{_ADV}the\s+(?:lead|owner|tech\s+lead)\s+(?:of|on|for)\s+{_THE}", "leads"),
     _rule("led-by", rf"(?:is|was|has\s+been)\s+{_ADV}(?:led|run|driven|owned)\s+by", "leads", swap=True),
     _rule("member-of", rf"{_ADV}(?:joined|has\s+joined|moved\s+to|transferred\s+to)\s+{_THE}"
@@ -86,6 +87,18 @@ RULES = [
 _AND_CLAUSE = re.compile(r"^\s*,?\s*and\s+(?=\S)", re.IGNORECASE)
 _RELATIVE = re.compile(r"^\s*,\s*(?:which|who|that)\s+(?=\S)", re.IGNORECASE)
 
+# "X depends on A and on B", "X uses A, B and C": each object of a coordinated list gets the relation
+# the first one got. Only "and" coordinates (a comma alone may be an apposition: "Ana reports to Ben,
+# Chen's manager"), so a comma counts only inside a list that an "and" closes.
+_AND_OBJECT = re.compile(r"\s*,?\s*and\s+(?:also\s+)?(?:(?:on|upon|to|with|by|from|of)\s+)?(?:the\s+)?",
+                         re.IGNORECASE)
+_LIST_COMMA = re.compile(r"\s*,\s*(?:the\s+)?", re.IGNORECASE)
+# "Ana reports to Ben and Chen leads Atlas": Chen begins a clause of its own, it is no second object.
+_CLAUSE_AFTER = re.compile(
+    r"\s*(?:is|are|was|were|has|have|had|will|would|can|could|does|did|do|reports|reported|leads|led|joined|"
+    r"owns|runs|ran|manages|managed|uses|used|depends|depended|works|worked|said|says|thinks|wants|took|takes|"
+    r"moved|left|replaced|replaces|blocks|blocked|mentors|sponsors)\b", re.IGNORECASE)
+
 # Link and emphasis markup between two mentions is not words: "replaced by [KEP 2433](…)".
 _MARKUP = re.compile(r"\]\([^)\s]*\)|[\[\]*`]|(?<!\w)_|_(?!\w)")
 
@@ -107,10 +120,21 @@ def extract(sentence: str, spans: list[Span]) -> list[Found]:
     spans = sorted(spans, key=lambda s: s.start)
     found: list[Found] = []
     subject_of: dict[int, Span] = {}  # mention index -> the subject of the clause it ends
+    carried: dict[int, Found] = {}  # mention index -> the relation whose object it is
+    betweens = [_MARKUP.sub("", sentence[a.end:b.start]) for a, b in zip(spans, spans[1:])]
     for index, (left, right) in enumerate(zip(spans, spans[1:])):
         if left.entity == right.entity or right.start < left.end:
             continue
-        between = _MARKUP.sub("", sentence[left.end:right.start])
+        between = betweens[index]
+        after = betweens[index + 1] if index + 1 < len(betweens) else sentence[right.end:]
+        if index in carried and _coordinated(betweens, index) and not _CLAUSE_AFTER.match(after):
+            before = carried[index]  # left is its object: right is one more, of the same subject
+            source, target = ((right.entity, before.target) if before.source == left.entity
+                              else (before.source, right.entity))
+            found.append(Found(source, before.type, target, before.rule, CONFIDENCE, sentence, before.start,
+                               right.end))
+            carried[index + 1] = found[-1]
+            continue
         subject = left
         joined = _AND_CLAUSE.match(between) or _RELATIVE.match(between)
         if joined and _RELATIVE.match(between) is None:
@@ -136,8 +160,23 @@ def extract(sentence: str, spans: list[Span]) -> list[Found]:
             found.append(Found(source.entity, rel_type, target.entity, name, CONFIDENCE, sentence,
                                subject.start, right.end))
             subject_of[index + 1] = subject
+            carried[index + 1] = found[-1]
             break
     return found
+
+
+def _coordinated(betweens: list[str], index: int) -> bool:
+    """Whether the words after mention index join it to the next as one more object of a list."""
+    if _AND_OBJECT.fullmatch(betweens[index]):
+        return True
+    if not _LIST_COMMA.fullmatch(betweens[index]):
+        return False
+    for later in betweens[index + 1:]:  # a comma list counts only when an "and" closes it
+        if _AND_OBJECT.fullmatch(later):
+            return True
+        if not _LIST_COMMA.fullmatch(later):
+            return False
+    return False
 
 
 def _clause_before(sentence: str, position: int) -> str:
