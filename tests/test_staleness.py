@@ -52,3 +52,4 @@ def test_an_accepted_suggestion_is_confirmed(unmapped_vault):
     relations = kbg(unmapped_vault, "entity", "stale", "--include-relations")["relations"]
     mine = [r for r in relations if (r["source"], r["target"]) == (first["source"], first["target"])]
     assert all("never confirmed" not in r["why"] for r in mine)
+

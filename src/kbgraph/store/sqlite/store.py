@@ -945,14 +945,18 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
                                doc_ids).fetchone()[0]
 
     def cooccurring_people(self, min_documents: int) -> list[tuple[int, int, list[tuple[int, str, str]]]]:
-        """Pairs of people mentioned together (attendees included) in at least min_documents meetings,
-        with those meetings (id, path, title and date)."""
+        """Pairs of people who attended at least min_documents meetings together, with those meetings (id,
+        path, title and date). Attending is being listed in a meeting's attendees or participants
+        frontmatter: a name in the text ("Alex and Ravi said ..." in a 1:1 of two others) is not."""
         rows = self.db.execute(
             """
             WITH present AS (
                 SELECT DISTINCT m.doc_id, m.entity_id FROM mentions m
                 JOIN entities e ON e.id = m.entity_id JOIN documents d ON d.id = m.doc_id
-                WHERE e.type = 'person' AND d.kind = 'meeting'
+                WHERE e.type = 'person' AND d.kind = 'meeting' AND m.kind = 'frontmatter'
+                  AND instr(lower(coalesce(json_extract(d.frontmatter, '$.attendees'), '') || char(10)
+                                  || coalesce(json_extract(d.frontmatter, '$.participants'), '')),
+                            lower(m.surface)) > 0
             )
             SELECT a.entity_id, b.entity_id, group_concat(a.doc_id) FROM present a
             JOIN present b ON b.doc_id = a.doc_id AND a.entity_id < b.entity_id
