@@ -87,3 +87,16 @@ def test_relations_as_of_today_through_the_cli(indexed_vault):
     data = kbg(indexed_vault, "entity", "relations", "Chen Wei", "--as-of", dt.date.today().isoformat())
     read = sorted((r["read_as"], r["other"]) for r in data["relations"] + data["inverse_relations"])
     assert ("reports-to", "Ben Okafor") in read and ("manages", "Sam Li") in read
+
+
+def test_a_profile_shows_everything_connected_and_reads_as_of_a_date(indexed_vault):
+    data = kbg(indexed_vault, "project", "find", "Atlas")
+    assert data["connected"]["count"] >= 5 and "Kafka" in data["connected"]["by_type"]["technology"]
+    assert data["relations"]["led_by"] == ["Ana Lima"] and data["as_of"] is None
+    today = dt.date.today().isoformat()
+    then = kbg(indexed_vault, "project", "find", "Atlas", "--as-of", today)
+    assert then["as_of"] == today and then["relations"]["led_by"] == ["Ana Lima"]
+    result = run_kbg("person", "find", "Ana Lima", "--as-of", "2999-01-01", "--vault", str(indexed_vault))
+    assert result.returncode == 1 and "--as-of 2999-01-01 is in the future" in result.stderr
+    table = run_kbg("project", "find", "Atlas", "--vault", str(indexed_vault))
+    assert "Connected (within 2 hops" in table.stdout

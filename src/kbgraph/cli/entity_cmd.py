@@ -13,6 +13,11 @@ def entity() -> None:
     """Entities: people, projects, teams, technologies and more, and their relations."""
 
 
+def _as_of_option(fn):
+    return click.option("--as-of", default=None, metavar="DATE",
+                        help="Relations and connections as they were on DATE (YYYY-MM-DD).")(fn)
+
+
 def _entity_type_option(fn):
     return click.option("--type", "entity_type", default=None, metavar="TYPE", help="Only entities of this type.")(fn)
 
@@ -20,11 +25,13 @@ def _entity_type_option(fn):
 @entity.command("find")
 @click.argument("name")
 @_entity_type_option
+@_as_of_option
 @vault_option
 @json_option
-def entity_find(name, entity_type, vault, as_json):
-    """Show the profile of the entity NAME (a name or alias; any type)."""
-    _find(name, entity_type, vault, as_json)
+def entity_find(name, entity_type, as_of, vault, as_json):
+    """Show the profile of the entity NAME (a name or alias; any type): relations, everything within two
+    hops, and where it is mentioned."""
+    _find(name, entity_type, vault, as_json, as_of)
 
 
 @entity.command("list")
@@ -49,13 +56,13 @@ def entity_list(entity_type, limit, vault, as_json, fmt, fields):
     )
 
 
-def _find(name: str, entity_type: str | None, vault: str | None, as_json: bool) -> None:
+def _find(name: str, entity_type: str | None, vault: str | None, as_json: bool, as_of: str | None = None) -> None:
     from ..documents.views import profile
     from ..entities.lookup import find_entity
 
     with open_workspace(vault) as ws:
-        entity = find_entity(ws.store, name, entity_type)
-        data = profile(ws.store, entity, ws.config.vocabulary)
+        entity = find_entity(ws.store, name, entity_type, access=ws.access)
+        data = profile(ws.store, entity, ws.config.vocabulary, access=ws.access, as_of=as_of)
     if as_json:
         from .output import print_json
 
@@ -92,10 +99,16 @@ def _print_profile(data: dict) -> None:
     for line in lines:
         console.print("  " + line, highlight=False)
     if data["relations"]:
-        console.print("[bold]Relations[/bold]")
+        console.print("[bold]Relations[/bold]" + (f" as of {data['as_of']}" if data["as_of"] else ""))
         for key, names in data["relations"].items():
             label = key.replace("_", " ").capitalize()
             console.print(f"  {escape(label)}: {escape(', '.join(names))}", highlight=False)
+    connected = data["connected"]
+    if connected["count"]:
+        console.print(f"[bold]Connected[/bold] (within {connected['hops']} hops: {connected['count']};"
+                      " `kbg graph neighbours` shows the paths)")
+        for kind, names in connected["by_type"].items():
+            console.print(f"  {escape(kind)}: {escape(', '.join(names))}", highlight=False)
     render_table(
         data["recent_documents"],
         [("date", "Date"), ("title", "Title"), ("path", "Path"), ("mentions", "Mentions")],
@@ -134,12 +147,14 @@ def _typed_group(entity_type: str) -> click.Group:
     def group() -> None:
         pass
 
-    @group.command("find", help=f"Show the profile of the {entity_type} NAME (a name or alias).")
+    @group.command("find", help=f"Show the profile of the {entity_type} NAME (a name or alias): relations,"
+                                 " everything within two hops, and where it is mentioned.")
     @click.argument("name")
+    @_as_of_option
     @vault_option
     @json_option
-    def find(name, vault, as_json):
-        _find(name, entity_type, vault, as_json)
+    def find(name, as_of, vault, as_json):
+        _find(name, entity_type, vault, as_json, as_of)
 
     @group.command("timeline", help=f"Documents mentioning the {entity_type} NAME, oldest first.")
     @click.argument("name")

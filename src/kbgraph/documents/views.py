@@ -80,16 +80,42 @@ def timeline(store: Store, entity: Entity, limit: int | None = None, access: Acc
     return store.entity_documents(access, entity.id, limit)
 
 
-def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, access: Access = LOCAL) -> dict:
-    """What kbgraph knows of an entity: its record, relations, and where it is mentioned."""
+CONNECTED_HOPS = 2
+CONNECTED_NAMES = 12  # names listed per entity type in "connected"; the count says how many in all
+
+
+def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, access: Access = LOCAL,
+            as_of: str | None = None) -> dict:
+    """What kbgraph knows of an entity: its record, relations (as of a date, if given), everything
+    connected to it within two hops, and where it is mentioned."""
+    from ..graph.neighbours import neighbours
+    from ..graph.view import GraphView
+    from ..relations.history import relations_as_of
     from ..relations.records import relation_summary
     from ..relations.vocabulary import Vocabulary
 
+    vocab = vocabulary or Vocabulary()
     docs = store.entity_documents(access, entity.id)
     dated = [d for d in docs if d["date"]]
+    if as_of:
+        then = relations_as_of(store, vocab, entity, as_of, access=access)
+        summary: dict[str, list[str]] = {}
+        for item in then["relations"] + then["inverse_relations"]:
+            summary.setdefault(item["read_as"].replace("-", "_"), []).append(item["other"])
+        relations = {k: sorted(set(v)) for k, v in sorted(summary.items())}
+    else:
+        relations = relation_summary(store, vocab, entity, access=access)
+    reach = neighbours(store, vocab, entity, depth=CONNECTED_HOPS, view=GraphView(as_of=as_of), access=access)
+    connected: dict[str, list[str]] = {}
+    for level in reach["levels"]:
+        for item in level["entities"]:
+            connected.setdefault(item["type"], []).append(item["name"])
     return {
         "entity": as_dict(entity),
-        "relations": relation_summary(store, vocabulary or Vocabulary(), entity, access=access),
+        "as_of": then["as_of"] if as_of else None,
+        "relations": relations,
+        "connected": {"hops": CONNECTED_HOPS, "count": reach["count"],
+                      "by_type": {kind: names[:CONNECTED_NAMES] for kind, names in sorted(connected.items())}},
         "documents": len(docs),
         "first_seen": dated[0]["date"] if dated else None,
         "last_seen": dated[-1]["date"] if dated else None,
