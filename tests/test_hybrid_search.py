@@ -222,3 +222,18 @@ def test_a_near_duplicate_is_folded_into_the_better_ranked_hit(indexed_vault, st
     assert "notes/atlas-retro-copy.md" not in paths
     retro = next(h for h in result.hits if h.path == "meetings/2026/03/31/atlas-retro.md")
     assert retro.duplicates == ("notes/atlas-retro-copy.md",)
+
+
+def test_expansion_as_of_a_date_follows_the_relations_true_then(indexed_vault):
+    # Lena mentored Sam Ortiz until 2020-01-31: as of 2020-01-15 the mentorship is followed again.
+    kbg(indexed_vault, "entity", "relate", "Lena Fischer", "--type", "mentors", "--target", "Sam Ortiz",
+        "--valid-until", "2020-01-31")
+    with _opened(indexed_vault) as store:
+        then = _search(indexed_vault, store, "usability", entity="Lena Fischer", expand_relations=True, limit=50,
+                       as_of="2020-01-15")
+        now = _search(indexed_vault, store, "usability", entity="Lena Fischer", expand_relations=True, limit=50)
+    assert any(h.via and "--mentors--> Sam Ortiz" in h.via for h in then.hits)
+    assert not any(h.via and "--mentors--> Sam Ortiz" in h.via for h in now.hits)
+    with pytest.raises(InvalidInput, match="in the future"):
+        with _opened(indexed_vault) as store:
+            _search(indexed_vault, store, "usability", as_of="2999-01-01")

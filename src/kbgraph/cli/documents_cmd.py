@@ -26,11 +26,13 @@ DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime
 @click.option("--why-not", "why_not", default=None, metavar="PATH", help="Say why this document is not a result.")
 @click.option("--widen", is_flag=True,
               help="Give each hit's whole passage: a section indexing split into chunks, followed along 'continues'.")
+@click.option("--as-of", default=None, metavar="DATE",
+              help="The graph signal follows the relations true on DATE (YYYY-MM-DD), not today's.")
 @doc_filter_options
 @vault_option
 @list_options
-def search(query, limit, mode, entity, expand_relations, explain, why_not, widen, types, path, date_from, date_to,
-           tags, vault, as_json, fmt, fields) -> None:
+def search(query, limit, mode, entity, expand_relations, explain, why_not, widen, as_of, types, path, date_from,
+           date_to, tags, vault, as_json, fmt, fields) -> None:
     """Hybrid search over the vault's sections (BM25 + vectors + the graph); one hit per document.
 
     QUERY is plain words; "a phrase", prefix* and -exclude work, and any other text is safe.
@@ -45,7 +47,7 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, widen
     with open_workspace(vault) as ws:
         result = run_search(ws.store, query, flt, limit, config=ws.config, mode=mode, entity=entity,
                             expand_relations=expand_relations, explain=explain, why_not=why_not, widen=widen,
-                            access=ws.access)
+                            access=ws.access, as_of=as_of)
     rows = [
         {
             "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,

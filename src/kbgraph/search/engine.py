@@ -19,6 +19,7 @@ from ..access import LOCAL, Access
 from ..config import Config, config_from_dict
 from ..errors import InvalidInput
 from ..model import HitExplain, SearchHit, SearchResult
+from ..relations.history import as_of_date
 from ..store.base import DocFilter, Store
 from .fusion import FORMULA, explain_signals, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, describe, expand, graph_ranking, recognise
@@ -39,11 +40,12 @@ _POOL: ThreadPoolExecutor | None = None
 
 def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
            mode: str = "hybrid", entity: str | None = None, expand_relations: bool = False, explain: bool = False,
-           why_not: str | None = None, widen: bool = False, access: Access = LOCAL) -> SearchResult:
+           why_not: str | None = None, widen: bool = False, access: Access = LOCAL,
+           as_of: str | None = None) -> SearchResult:
     """The best documents for query, one hit (its best chunk) per document, best first. With widen,
     each hit also carries its passage: the whole section its chunk was split from. Every signal
     reads only what the access may read (documents, entities, relations), filtered in the store
-    before any ranking is cut."""
+    before any ranking is cut. as_of (a date): the graph signal follows the relations true that day."""
     if not query or not query.strip():
         raise InvalidInput("empty query: give one or more words to search for")
     if limit < 1:
@@ -51,6 +53,7 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
     if mode not in MODES:
         raise InvalidInput(f"`mode` {mode!r}: use {', '.join(MODES)}", param="mode")
     config, flt = config or config_from_dict({}), flt or DocFilter()  # defaults, with KBG_EMBEDDER
+    day = as_of_date(as_of) if as_of else None
     parsed = parse_query(query)
     pinned = _pinned(store, entity, access)
     if not parsed.terms and pinned is None:
@@ -83,13 +86,14 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
     graph: dict[int, GraphHit] = {}
     if seeds:
         hops = 2 if expand_relations else 0
-        reach = expand(store, access, seeds, hops, config.search.hop_decay, config.vocabulary)
+        reach = expand(store, access, seeds, hops, config.search.hop_decay, config.vocabulary, day)
         # Pinned, every document that mentions the entity may be a result; otherwise the graph only boosts.
         if pinned is None:
-            ranked_graph = _corroborated(graph_ranking(store, access, reach, flt, depth * 4), rankings, depth)
+            ranked_graph = _corroborated(graph_ranking(store, access, reach, flt, depth * 4, day=day), rankings,
+                                         depth)
         else:  # ranks the best tied documents, and says which text hits are tied at all
             text_hits = {r.doc_id for ranked in rankings.values() for r in ranked}
-            ranked_graph = graph_ranking(store, access, reach, flt, depth * 4, text_hits, PINNED_DEPTH)
+            ranked_graph = graph_ranking(store, access, reach, flt, depth * 4, text_hits, PINNED_DEPTH, day=day)
         rankings["graph"] = [hit.ranked for hit in ranked_graph]
         graph = {hit.ranked.doc_id: hit for hit in ranked_graph}
     if pinned is not None:  # only what mentions the entity (or, expanded, a related one)

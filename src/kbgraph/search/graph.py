@@ -112,10 +112,10 @@ def _matches(store: Store, keys: set[str], access: Access) -> list:
 
 
 def expand(store: Store, access: Access, seeds: list[tuple[int, str]], hops: int, decay: tuple[float, ...],
-           vocab) -> dict[int, Reach]:
-    """Every entity within `hops` active relations of the seeds, nearest first, with its activation,
-    over the relations and entities the access may read."""
-    today = date.today().isoformat()
+           vocab, day: str | None = None) -> dict[int, Reach]:
+    """Every entity within `hops` relations active today (or on day) of the seeds, nearest first, with
+    its activation, over the relations and entities the access may read."""
+    today = day or date.today().isoformat()
     reached = {eid: Reach(eid, name, 0, decay[0], (), decay[0]) for eid, name in seeds}
     frontier = list(reached)
     names = dict(seeds)
@@ -170,14 +170,14 @@ class GraphHit:
 
 
 def graph_ranking(store: Store, access: Access, reach: dict[int, Reach], flt: DocFilter, depth: int, include=frozenset(),
-                  read_docs: int | None = None) -> list[GraphHit]:
+                  read_docs: int | None = None, day: str | None = None) -> list[GraphHit]:
     """The `depth` documents that mention (or are the page of) a reached entity best, by graph score,
     then those of `include` that are tied at all (a pinned search keeps text hits tied to the entity).
     read_docs: how many documents' ties to read (default: depth)."""
     rows = store.docs_mentioning(access, list(reach), flt, limit=max((read_docs or depth) * 20, 2000))
     spread = store.entity_doc_counts(sorted({row[1] for row in rows}))
     degree = store.entity_degrees(sorted({row[1] for row in rows if reach[row[1]].distance}),
-                                  date.today().isoformat())
+                                  day or date.today().isoformat())
     score: dict[int, float] = {}
     best: dict[int, tuple[float, int, Reach]] = {}
     nearest: dict[int, tuple[Reach, float]] = {}

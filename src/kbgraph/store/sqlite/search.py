@@ -172,8 +172,8 @@ class SearchQueries:
         return dict(self.db.execute(f"SELECT id, path FROM documents WHERE id IN ({marks})", doc_ids))
 
     def active_neighbours(self, access: Access, entity_ids: list[int], today: str, per_entity: int) -> list[tuple]:
-        """(entity id, neighbour id, relation type, "out" | "in") over relations that have not expired
-        and that the access may read (the relation and both its ends), at most per_entity per entity and
+        """(entity id, neighbour id, relation type, "out" | "in") over relations true on `today` (not
+        expired, not yet to begin) and that the access may read (the relation and both its ends), at most per_entity per entity and
         direction (a hub's thousands of edges say little each)."""
         if not entity_ids:
             return []
@@ -191,15 +191,15 @@ class SearchQueries:
                        row_number() OVER (PARTITION BY r.source_id ORDER BY r.strength DESC, r.id) AS k
                 FROM relations r JOIN entities n ON n.id = r.target_id JOIN entities o ON o.id = r.source_id
                 WHERE r.source_id IN ({marks}) AND (r.valid_until IS NULL OR r.valid_until >= ?)
-                  AND {relation_ok} AND {neighbour_ok} AND {own_ok}
+                  AND (r.valid_from IS NULL OR r.valid_from <= ?) AND {relation_ok} AND {neighbour_ok} AND {own_ok}
                 UNION ALL
                 SELECT r.target_id, r.source_id, r.type, 'in',
                        row_number() OVER (PARTITION BY r.target_id ORDER BY r.strength DESC, r.id) AS k
                 FROM relations r JOIN entities n ON n.id = r.source_id JOIN entities o ON o.id = r.target_id
                 WHERE r.target_id IN ({marks}) AND (r.valid_until IS NULL OR r.valid_until >= ?)
-                  AND {relation_ok} AND {neighbour_ok} AND {own_ok}
+                  AND (r.valid_from IS NULL OR r.valid_from <= ?) AND {relation_ok} AND {neighbour_ok} AND {own_ok}
             ) WHERE k <= ?""",
-            [*entity_ids, today, *readable, *entity_ids, today, *readable, per_entity]).fetchall()
+            [*entity_ids, today, today, *readable, *entity_ids, today, today, *readable, per_entity]).fetchall()
         return [r[:4] for r in rows]
 
     def entity_names(self, entity_ids: list[int]) -> dict[int, str]:
