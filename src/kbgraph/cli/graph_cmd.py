@@ -139,15 +139,13 @@ def hubs(limit, by, types, as_of, include_inferred, include_expired, vault, as_j
 def unlinked(limit, vault, as_json, fmt, fields) -> None:
     """Every document that names an entity without linking it; `kbg entity link` links one."""
     from ..entities.mention_edits import unlinked_mentions
-    from .output import emit_rows, resolve_format
+    from .mentions_cmd import emit_unlinked
+    from .output import resolve_format
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
         rows = unlinked_mentions(ws, None, limit or None)
-    emit_rows(rows, fmt, fields, {"count": len(rows)}, "mentions",
-              [("entity", "Entity"), ("path", "Document"), ("count", "Times"), ("context", "First mention")],
-              row_keys=("entity_id", "entity", "entity_type", "path", "count", "surface", "start", "context"),
-              title="Unlinked mentions", empty_message="no unlinked mentions")
+    emit_unlinked(rows, fmt, fields)
 
 
 @graph.command("infer")

@@ -67,11 +67,18 @@ def relink(entity, doc, vault, as_json) -> None:
 def unlinked_mentions(entity, limit, vault, as_json, fmt, fields) -> None:
     """Documents whose text names ENTITY (or any entity) without linking it; `kbg entity link` promotes one."""
     from ..entities.mention_edits import unlinked_mentions as find
-    from .output import emit_rows, resolve_format
+    from .output import resolve_format
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
         rows = find(ws, entity, limit or None)
+    emit_unlinked(rows, fmt, fields)
+
+
+def emit_unlinked(rows: list[dict], fmt: str, fields) -> None:
+    """Unlinked mentions as every command that lists them shows them (here and `kbg graph unlinked`)."""
+    from .output import emit_rows
+
     emit_rows(rows, fmt, fields, {"count": len(rows)}, "mentions",
               [("entity", "Entity"), ("path", "Document"), ("count", "Times"), ("context", "First mention")],
               row_keys=("entity_id", "entity", "entity_type", "path", "count", "surface", "start", "context"),
