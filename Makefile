@@ -34,6 +34,12 @@ demo: $(VENV)/.installed
 	@echo "== kbg entity relations 'Ben Okafor' --type manages   (who reports to Ben?)"
 	$(KBG) entity relations "Ben Okafor" --type manages --vault $(DEMO_VAULT)
 	@echo
+	@echo "== kbg graph neighbours 'Ben Okafor' -d 2   (everyone within two hops, with the path to each)"
+	$(KBG) graph neighbours "Ben Okafor" -d 2 --vault $(DEMO_VAULT)
+	@echo
+	@echo "== kbg graph path 'Sam Li' Kafka   (how two entities are connected)"
+	$(KBG) graph path "Sam Li" Kafka --vault $(DEMO_VAULT)
+	@echo
 	@echo "== kbg person timeline 'Arjun Mehta'"
 	$(KBG) person timeline "Arjun Mehta" --vault $(DEMO_VAULT)
 
