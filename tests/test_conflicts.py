@@ -129,3 +129,14 @@ def test_taking_over_a_project_supersedes_the_old_lead_when_accepted(tmp_path):
     assert [(c["kind"], c["status"]) for c in accepted["relation"]["conflicts"]] == [("temporal", "resolved")]
     leads = _relations(vault, "Project Lighthouse", "leads")
     assert leads == {("Ravi Shah", None), ("Alex Chen", "2026-05-03")}  # until the day before the note
+
+
+def test_resolving_a_conflict_whose_relation_is_gone_ends_nothing_else(indexed_vault):
+    made = kbg(indexed_vault, "entity", "relate", "Sam Li", "--type", "reports-to", "--target", "Ben Okafor")
+    conflict = made["conflicts"][0]["id"]
+    kbg(indexed_vault, "entity", "unrelate", "Sam Li", "--type", "reports-to", "--target", "Ben Okafor")
+    kbg(indexed_vault, "entity", "relate", "Sam Li", "--type", "uses", "--target", "Kafka")  # may reuse the id
+    kbg(indexed_vault, "graph", "resolve", str(conflict), "--keep", "old")
+    uses = kbg(indexed_vault, "entity", "relations", "Sam Li", "--type", "uses")
+    assert [(r["target"], r["valid_until"]) for r in uses["relations"]] == [("Kafka", None)]
+    assert "uses [[Kafka]] (until" not in (indexed_vault / "people" / "sam-li.md").read_text()

@@ -13,6 +13,7 @@ from kbgraph.graph.neighbours import neighbours
 from kbgraph.graph.paths import path
 from kbgraph.graph.view import GraphView
 from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.store.base import GraphScope
 from kbgraph.store.sqlite.store import SqliteStore
 
 from .conftest import kbg, run_kbg
@@ -121,3 +122,13 @@ def test_kbg_graph_infer_and_the_index_keep_them_current(indexed_vault):
                "skip-level-reports-to")
     assert gone["levels"] == []
     assert run_kbg("graph", "infer", "--vault", str(indexed_vault)).returncode == 0
+
+
+def test_a_reader_who_does_not_see_everything_gets_no_inferred_relation(stack):
+    from kbgraph.access import Access
+
+    store, e = stack
+    infer(store, DEFAULT_INFERENCE_RULES)
+    guest = Access.of("guest", ("public",))
+    assert inferred_relations(store, guest) == []
+    assert store.relation_steps(guest, [e["Dana"].id], "both", GraphScope(include_inferred=True)) == []

@@ -81,5 +81,5 @@ def _dot(entities, edges, vocab) -> Iterator[str]:
         yield f"  e{e.id} [label={_dot_id(e.name)}, type={_dot_id(e.type)}];"
     for source, target, relation_id, kind, inferred in edges:
         style = ", style=dashed" if inferred else ""
-        yield f"  e{source} -> e{target} [label={_dot_id(kind)}, id=r{relation_id}{style}];"
+        yield f"  e{source} -> e{target} [label={_dot_id(kind)}, id={_dot_id(f'r{relation_id}')}{style}];"
     yield "}"

@@ -34,6 +34,11 @@ def resolve(ws: Workspace, conflict_id: int, keep: str) -> dict:
     if keep != "both":
         ended_id = row["new_relation_id"] if keep == "old" else row["old_relation_id"]
         ended = store.relation_by_id(ended_id) if ended_id is not None else None
+        # Ids are reused once a relation is gone: end only the relation the conflict is about.
+        dropped_name = row["new_other"] if keep == "old" else row["old_other"]
+        if ended is not None and (ended["type"] != row["type"]
+                                  or {ended["source"], ended["target"]} != {row["subject_name"], dropped_name}):
+            ended = None
         yesterday = (dt.date.fromisoformat(today_iso()) - dt.timedelta(days=1)).isoformat()
         if ended is not None and (ended["valid_until"] is None or ended["valid_until"] >= today_iso()):
             relate_entities(ws, store.get_entity(LOCAL, ended["source_id"]), ended["type"],

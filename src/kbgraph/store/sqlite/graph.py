@@ -70,7 +70,10 @@ class GraphQueries:
         return steps
 
     def _inferred_steps(self, access: Access, ids: list[int], side: str, scope: GraphScope) -> list[GraphStep]:
-        """Steps along inferred relations (their ids negated, so they never collide with asserted ones)."""
+        """Steps along inferred relations (their ids negated, so they never collide with asserted ones).
+        Their premises' governance is not stored with them, so only a reader who sees everything gets any."""
+        if not access.sees_everything:
+            return []
         near, far = ("source_id", "t") if side == "out" else ("target_id", "s")
         clauses, params = [], []
         if scope.types:
@@ -122,7 +125,10 @@ class GraphQueries:
         return len(new), len(gone)
 
     def inferred_relations(self, access: Access) -> list[dict]:
-        """Every inferred relation whose ends the access may read, with its rule and premises."""
+        """Every inferred relation, with its rule and premises; none for a reader who does not see
+        everything (the premises it was derived from may be unreadable to them)."""
+        if not access.sees_everything:
+            return []
         clauses, params = ["1"], []
         for alias in ("s", "t"):
             clause, extra = access_sql(alias, access)
