@@ -91,7 +91,7 @@ def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, acc
     from ..graph.neighbours import neighbours
     from ..graph.view import GraphView
     from ..relations.history import relations_as_of
-    from ..relations.records import relation_summary
+    from ..relations.records import grouped_by_reading, relation_summary
     from ..relations.vocabulary import Vocabulary
 
     vocab = vocabulary or Vocabulary()
@@ -99,10 +99,8 @@ def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, acc
     dated = [d for d in docs if d["date"]]
     if as_of:
         then = relations_as_of(store, vocab, entity, as_of, access=access)
-        summary: dict[str, list[str]] = {}
-        for item in then["relations"] + then["inverse_relations"]:
-            summary.setdefault(item["read_as"].replace("-", "_"), []).append(item["other"])
-        relations = {k: sorted(set(v)) for k, v in sorted(summary.items())}
+        relations = grouped_by_reading((item["read_as"], item["other"])
+                                       for item in then["relations"] + then["inverse_relations"])
     else:
         relations = relation_summary(store, vocab, entity, access=access)
     reach = neighbours(store, vocab, entity, depth=CONNECTED_HOPS, view=GraphView(as_of=as_of), access=access)

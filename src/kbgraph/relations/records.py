@@ -146,10 +146,16 @@ def relation_summary(store: Store, vocab: Vocabulary, entity: Entity, today: str
                      access: Access = LOCAL) -> dict[str, list[str]]:
     """Active relations grouped by how they read from the entity: {"reports_to": [...], "manages": [...]}."""
     data = entity_relations(store, vocab, entity, today=today, access=access)
+    return grouped_by_reading((item["type"], item.get("target") or item.get("source"))
+                              for item in data["relations"] + data["inverse_relations"])
+
+
+def grouped_by_reading(pairs) -> dict[str, list[str]]:
+    """(type as read from an entity, other end) pairs as {"reports_to": [names], ...}: keys sorted,
+    names sorted and once each."""
     summary: dict[str, list[str]] = {}
-    for item in data["relations"] + data["inverse_relations"]:
-        other = item.get("target") or item.get("source")
-        summary.setdefault(item["type"].replace("-", "_"), []).append(other)
+    for label, other in pairs:
+        summary.setdefault(label.replace("-", "_"), []).append(other)
     return {k: sorted(set(v)) for k, v in sorted(summary.items())}
 
 
