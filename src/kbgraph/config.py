@@ -235,6 +235,7 @@ class SearchConfig:
     tier_boost: float = 0.05  # per tier above 1 of the query's entities a document mentions
     recency_half_life_days: float = 0.0  # 0: no recency weighting
     min_similarity: float = 0.2  # a document (its centroid) less similar than this to the query is no vector match
+    document_vectors: str = "centroid"  # how a document is near a query: centroid, best-section or both
 
     def weight(self, signal: str) -> float:
         return dict(self.weights).get(signal, 0.0)
@@ -284,7 +285,7 @@ _KNOWN_KEYS = {
     "extract": {"patterns", "cooccurrence", "llm"},
     "resolve": {"enabled", "auto", "ask"},
     "search": {"embedder", "rrf_k", "weights", "hop_decay", "tier_boost", "recency_half_life_days",
-               "min_similarity"},
+               "min_similarity", "document_vectors"},
 }
 
 
@@ -540,7 +541,12 @@ def _search(table: dict, source: str) -> SearchConfig:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise ConfigError(f"{where} {key} must be a number ≥ 0, got {value!r}")
         numbers[key] = float(value)
-    return SearchConfig(embedder, rrf_k, tuple(weights.items()), tuple(float(d) for d in decay), **numbers)
+    document_vectors = table.get("document_vectors", SearchConfig.document_vectors)
+    if document_vectors not in ("centroid", "best-section", "both"):
+        raise ConfigError(f"{where} document_vectors must be \"centroid\", \"best-section\" or \"both\","
+                          f" got {document_vectors!r}")
+    return SearchConfig(embedder, rrf_k, tuple(weights.items()), tuple(float(d) for d in decay), **numbers,
+                        document_vectors=document_vectors)
 
 
 def _count(table: dict, key: str, default: int, source: str) -> int:

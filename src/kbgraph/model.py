@@ -254,6 +254,7 @@ class SearchResult:
     ambiguous: tuple[dict, ...] = ()  # names that fit several entities: {"surface", "candidates"}
     notes: tuple[str, ...] = ()  # what the search could not use, and why
     why_not: dict | None = None
+    unit: str = "document"  # what a hit is: a "document" (its best section shown) or a "passage" (a section)
 
 
 @dataclass(frozen=True)

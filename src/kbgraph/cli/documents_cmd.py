@@ -28,12 +28,15 @@ DOCUMENT_FIELDS = ("id", "path", "title", "kind", "date", "tags", "size", "mtime
               help="Give each hit's whole passage: a section indexing split into chunks, followed along 'continues'.")
 @click.option("--as-of", default=None, metavar="DATE",
               help="The graph signal follows the relations true on DATE (YYYY-MM-DD), not today's.")
+@click.option("--passages", is_flag=True,
+              help="Rank sections across all documents, several per document: the passages that answer.")
 @doc_filter_options
 @vault_option
 @list_options
-def search(query, limit, mode, entity, expand_relations, explain, why_not, widen, as_of, types, path, date_from,
-           date_to, tags, vault, as_json, fmt, fields) -> None:
-    """Hybrid search over the vault's sections (BM25 + vectors + the graph); one hit per document.
+def search(query, limit, mode, entity, expand_relations, explain, why_not, widen, as_of, passages, types, path,
+           date_from, date_to, tags, vault, as_json, fmt, fields) -> None:
+    """Hybrid search over the vault's sections (BM25 + vectors + the graph); one hit per document,
+    or with --passages one per section.
 
     QUERY is plain words; "a phrase", prefix* and -exclude work, and any other text is safe.
     """
@@ -47,7 +50,7 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, widen
     with open_workspace(vault) as ws:
         result = run_search(ws.store, query, flt, limit, config=ws.config, mode=mode, entity=entity,
                             expand_relations=expand_relations, explain=explain, why_not=why_not, widen=widen,
-                            access=ws.access, as_of=as_of)
+                            access=ws.access, as_of=as_of, unit="passage" if passages else "document")
     rows = [
         {
             "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,
@@ -57,7 +60,7 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, widen
         }
         for h in result.hits
     ]
-    envelope = {"query": query, "mode": result.mode, "signals": list(result.signals), "entities": list(result.entities),
+    envelope = {"query": query, "unit": result.unit, "mode": result.mode, "signals": list(result.signals), "entities": list(result.entities),
                 "ambiguous": list(result.ambiguous), "notes": list(result.notes), "count": len(rows)}
     if why_not is not None:
         envelope["why_not"] = result.why_not

@@ -14,6 +14,8 @@ from ..model import SignalExplain
 
 FORMULA = ("rrf-2: sum w*g/(k+rank) over document bm25, document vectors, graph ties (g: decay if pinned,"
            " else 1), x tier, x recency")
+PASSAGE_FORMULA = ("rrf-2/passage: sum w*g/(k+rank) over section bm25, section vectors, section graph ties (g: the"
+                   " section's document's decay if pinned, else 1), x tier, x recency")
 
 
 def rrf(rankings: dict[str, list[tuple[int, float]]], weights: dict[str, float], k: int,

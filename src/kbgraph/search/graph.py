@@ -170,11 +170,14 @@ class GraphHit:
 
 
 def graph_ranking(store: Store, access: Access, reach: dict[int, Reach], flt: DocFilter, depth: int, include=frozenset(),
-                  read_docs: int | None = None, day: str | None = None) -> list[GraphHit]:
+                  read_docs: int | None = None, day: str | None = None, sections: bool = False) -> list[GraphHit]:
     """The `depth` documents that mention (or are the page of) a reached entity best, by graph score,
     then those of `include` that are tied at all (a pinned search keeps text hits tied to the entity).
-    read_docs: how many documents' ties to read (default: depth)."""
-    rows = store.docs_mentioning(access, list(reach), flt, limit=max((read_docs or depth) * 20, 2000))
+    read_docs: how many documents' ties to read (default: depth). sections: rank sections instead
+    (the passage unit), each by the entities it mentions itself, or its page's; `include` then
+    holds section ids."""
+    read = store.chunks_mentioning if sections else store.docs_mentioning
+    rows = read(access, list(reach), flt, limit=max((read_docs or depth) * 20, 2000))
     spread = store.entity_doc_counts(sorted({row[1] for row in rows}))
     degree = store.entity_degrees(sorted({row[1] for row in rows if reach[row[1]].distance}),
                                   day or date.today().isoformat())
@@ -182,23 +185,26 @@ def graph_ranking(store: Store, access: Access, reach: dict[int, Reach], flt: Do
     best: dict[int, tuple[float, int, Reach]] = {}
     nearest: dict[int, tuple[Reach, float]] = {}
     seen: dict[int, set[int]] = {}
+    doc_of: dict[int, int] = {}
     for doc_id, entity_id, _count, chunk_id, is_page in sorted(rows, key=lambda row: -row[4]):
-        if entity_id in seen.setdefault(doc_id, set()):
+        key = chunk_id if sections else doc_id  # what is ranked: the section, or the document
+        doc_of[key] = doc_id
+        if entity_id in seen.setdefault(key, set()):
             continue  # mentioned and the page of it: one tie (the page, the closer one), not two
-        seen[doc_id].add(entity_id)
+        seen[key].add(entity_id)
         r = reach[entity_id]
         part = r.activation if is_page or r.distance == 0 else \
             r.activation / math.sqrt(max(1, degree.get(entity_id, 0) + spread.get(entity_id, 1)))
-        score[doc_id] = score.get(doc_id, 0.0) + part
-        if doc_id not in best or part > best[doc_id][0]:
-            best[doc_id] = (part, chunk_id, r)
-        if doc_id not in nearest or (r.distance, -part) < (nearest[doc_id][0].distance, -nearest[doc_id][1]):
-            nearest[doc_id] = (r, part)
+        score[key] = score.get(key, 0.0) + part
+        if key not in best or part > best[key][0]:
+            best[key] = (part, chunk_id, r)
+        if key not in nearest or (r.distance, -part) < (nearest[key][0].distance, -nearest[key][1]):
+            nearest[key] = (r, part)
     ordered = sorted(score, key=lambda d: (-score[d], d))
     ordered = ordered[:depth] + [d for d in ordered[depth:] if d in include]
     # A tie without a chunk (a frontmatter mention, a page) is placed later, for the hits shown only.
-    return [GraphHit(Ranked(doc_id, best[doc_id][1], round(score[doc_id], 6)), best[doc_id][2], len(seen[doc_id]),
-                     nearest[doc_id][0]) for doc_id in ordered]
+    return [GraphHit(Ranked(doc_of[key], best[key][1], round(score[key], 6)), best[key][2], len(seen[key]),
+                     nearest[key][0]) for key in ordered]
 
 
 def describe(reach: Reach, doc_path: str) -> str:

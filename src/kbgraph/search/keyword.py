@@ -47,3 +47,22 @@ def _collect(store: Store, access: Access, query: TextQuery, flt: DocFilter, dep
             return
         if doc_id not in best:
             best[doc_id] = Ranked(doc_id, None, score)
+
+
+def section_bm25_ranking(store: Store, access: Access, parsed: TextQuery, flt: DocFilter,
+                         depth: int) -> tuple[list[Ranked], str]:
+    """Up to `depth` sections (the passage unit) by their own BM25, several per document allowed;
+    sections with every term first, then any term, as for documents."""
+    best: dict[int, Ranked] = {}
+    for chunk_id, doc_id, score in store.ranked_chunks(access, parsed.requiring("all"), flt, depth):
+        best.setdefault(chunk_id, Ranked(doc_id, chunk_id, score))
+    mode = "all-terms"
+    if len(best) < depth and len(parsed.terms) > 1:
+        before = len(best)
+        for chunk_id, doc_id, score in store.ranked_chunks(access, parsed.requiring("any"), flt, depth):
+            if len(best) >= depth:
+                break
+            best.setdefault(chunk_id, Ranked(doc_id, chunk_id, score))
+        if len(best) > before:
+            mode = "any-term" if before == 0 else "all-terms+any-term"
+    return list(best.values()), mode

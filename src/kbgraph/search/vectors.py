@@ -51,25 +51,62 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     return VectorSearch(embedder, ids, docs, matrix, store.chunks_missing_vectors()), None
 
 
-def nearest_documents(prepared: VectorSearch, query: str, wanted: int,
-                      min_similarity: float) -> list[Ranked]:
-    """Documents by the cosine of their centroid (the mean of their chunk vectors: what the whole
-    note is about), best first, each with its nearest chunk to show. No store access: safe to run
-    in another thread. A third of the rows of a chunk-level scan at three chunks a note, and on the
-    KEP links it ranks whole notes better than the best chunk did (bench/RESULTS.md)."""
-    query_vector = np.asarray(prepared.embedder.embed([query])[0], dtype=np.float32)
+DOCUMENT_VECTORS = ("centroid", "best-section", "both")
+
+
+def nearest_documents(prepared: VectorSearch, query: str, wanted: int, min_similarity: float,
+                      by: str = "centroid") -> list[Ranked]:
+    """Documents by how near the query's embedding they are, best first, each with its nearest
+    chunk to show. No store access: safe to run in another thread. `by`:
+    - "centroid": the cosine of the document's centroid (the mean of its chunk vectors: what the
+      whole note is about); a third of a chunk-level scan's rows, and it ranked whole KEPs best;
+    - "best-section": the cosine of its nearest chunk: a note that answers in one section of many
+      (one turn of a conversation whose sessions all look alike) is not averaged away;
+    - "both": the mean of the two."""
+    query_vector = _embed_query(prepared, query)
     order, doc_ids, bounds, centroids = _by_document(prepared.docs, prepared.matrix)
-    scores = centroids @ query_vector
-    take = min(len(scores), wanted)
-    top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else np.arange(len(scores))
-    top = top[np.argsort(-scores[top], kind="stable")]
-    top = top[scores[top] >= min_similarity]  # nearest is not near: a query about nothing finds nothing
+    if not len(doc_ids):
+        return []
+    chunk_scores = prepared.matrix @ query_vector
+    best = np.maximum.reduceat(chunk_scores[order], bounds[:-1]) if by != "centroid" else None
+    if by == "centroid":
+        scores = centroids @ query_vector
+    elif by == "best-section":
+        scores = best
+    else:
+        scores = (centroids @ query_vector + best) / 2
     out = []
-    for i in top:
+    for i in _top(scores, wanted, min_similarity):
         rows = order[bounds[i]:bounds[i + 1]]
-        nearest = rows[int(np.argmax(prepared.matrix[rows] @ query_vector))]
+        nearest = rows[int(np.argmax(chunk_scores[rows]))]
         out.append(Ranked(int(doc_ids[i]), int(prepared.ids[nearest]), float(scores[i])))
     return out
+
+
+def nearest_sections(prepared: VectorSearch, query: str, wanted: int, min_similarity: float) -> list[Ranked]:
+    """Sections (chunks) by the cosine of their own vector to the query's, best first, several per
+    document allowed: the passage unit's vector signal. No store access: safe in another thread."""
+    query_vector = _embed_query(prepared, query)
+    if not len(prepared.ids):
+        return []
+    scores = prepared.matrix @ query_vector
+    return [Ranked(int(prepared.docs[i]), int(prepared.ids[i]), float(scores[i]))
+            for i in _top(scores, wanted, min_similarity)]
+
+
+def _embed_query(prepared: VectorSearch, query: str) -> np.ndarray:
+    return np.asarray(prepared.embedder.embed([query])[0], dtype=np.float32)
+
+
+def _top(scores: np.ndarray, wanted: int, min_similarity: float) -> np.ndarray:
+    """Indices of the `wanted` best scores, best first (ties by index), none below min_similarity:
+    nearest is not near, a query about nothing finds nothing."""
+    take = min(len(scores), wanted)
+    if take <= 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else np.arange(len(scores))
+    top = top[np.lexsort((top, -scores[top]))]
+    return top[scores[top] >= min_similarity]
 
 
 def candidates_for(depth: int) -> int:

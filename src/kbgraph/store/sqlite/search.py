@@ -52,6 +52,55 @@ class SearchQueries:
         except sqlite3.OperationalError as exc:
             raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
 
+    def ranked_chunks(self, access: Access, query: TextQuery, flt: DocFilter,
+                      limit: int) -> list[tuple[int, int, float]]:
+        """(chunk id, its document id, BM25 of the section, higher better), best first, of the sections
+        whose documents the access may read and the filter passes (both inside the query, before its
+        LIMIT). The section's heading weighs twice its body, as a document's headings do; the title,
+        shared by every section of a note, counts once."""
+        if not query.terms:
+            return []
+        from ...errors import StoreError
+
+        fts_query = match_expression(query)
+        where, params = _readable_passing(access, flt)
+        if where == "1":
+            sql = ("SELECT f.rowid, c.doc_id, f.rank FROM (SELECT rowid, bm25(chunk_fts, 1.0, 2.0, 1.0) AS rank"
+                   " FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?) f"
+                   " JOIN chunks c ON c.id = f.rowid ORDER BY f.rank, f.rowid")
+            args = [fts_query, limit]
+        else:
+            sql = ("SELECT f.rowid, c.doc_id, bm25(chunk_fts, 1.0, 2.0, 1.0) AS rank FROM chunk_fts f"
+                   " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id"
+                   f" WHERE chunk_fts MATCH ? AND {where} ORDER BY rank, f.rowid LIMIT ?")
+            args = [fts_query, *params, limit]
+        try:
+            return [(chunk_id, doc_id, -rank) for chunk_id, doc_id, rank in self.db.execute(sql, args)]
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
+
+    def chunks_mentioning(self, access: Access, entity_ids: list[int], flt: DocFilter,
+                          limit: int = 2000) -> list[tuple]:
+        """(doc id, entity id, mentions, chunk id, is the entity's page) for each section that mentions
+        the entities, or belongs to the page of one, in documents the access may read, filters
+        applied; most mentioned first. The section-level twin of docs_mentioning."""
+        if not entity_ids:
+            return []
+        where, params = _readable_passing(access, flt)
+        marks = ",".join("?" * len(entity_ids))
+        return self.db.execute(
+            f"""
+            SELECT m.doc_id, m.entity_id, count(*) AS n, m.chunk_id, 0 FROM mentions m
+            JOIN documents d ON d.id = m.doc_id
+            WHERE m.entity_id IN ({marks}) AND m.chunk_id IS NOT NULL AND {where}
+            GROUP BY m.chunk_id, m.entity_id
+            UNION ALL
+            SELECT p.doc_id, p.entity_id, 1, c.id, 1
+            FROM entity_pages p JOIN documents d ON d.id = p.doc_id JOIN chunks c ON c.doc_id = p.doc_id
+            WHERE p.entity_id IN ({marks}) AND {where}
+            ORDER BY n DESC LIMIT ?""",
+            [*entity_ids, *params, *entity_ids, *params, limit]).fetchall()
+
     def matching_chunks(self, query: TextQuery, doc_ids: list[int]) -> set[int]:
         """The chunks of these documents that match the query. No bm25() here: it reads every
         term's whole doclist for its statistics (12 ms at 100k chunks for two common words), where a
