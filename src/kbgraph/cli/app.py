@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from . import (doc_cmd, documents_cmd, entity_cmd, graph_cmd, index_cmd, mentions_cmd, model_cmd, portable_cmd,
-               relations_cmd,
+from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index_cmd, mentions_cmd, model_cmd,
+               portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
 from .wording import cli_words
 
@@ -32,6 +32,8 @@ cli.add_command(portable_cmd.import_)
 cli.add_command(model_cmd.model)
 cli.add_command(resolve_cmd.resolve)
 cli.add_command(graph_cmd.graph)
+cli.add_command(context_cmd.context)
+cli.add_command(context_cmd.slice_)
 relations_cmd.register(entity_cmd.entity)
 suggestions_cmd.register(entity_cmd.entity)
 mentions_cmd.register(entity_cmd.entity)

@@ -15,7 +15,7 @@ FLAGS = {
     "create_type": "--create", "target_name": "--target", "days": "--days", "status": "--status",
     "min_confidence": "--min-confidence", "doc_path": "--from-doc", "depth": "--depth", "max_hops": "--max-hops",
     "as_of": "--as-of", "direction": "--direction", "by": "--by", "format": "--format", "keep": "--keep",
-    "since": "--since",
+    "since": "--since", "budget": "--budget", "items": "--items", "topic": "--for", "names": "ENTITY",
 }
 
 PHRASES = {

@@ -1,0 +1,176 @@
+"""An entity in a few tokens: who it is (type, role, team) and its key relations, each marked with how
+sure kbgraph is of it, rendered as one index line or as a slice's short lines.
+
+A relation is shown as read from the entity ("reports to: Ben Okafor", "manages: 3"), and marked
+`(unconfirmed)` when it was extracted with low confidence and never accepted, or is a pending
+suggestion; `(expired 2026-01-31)` when its valid_until has passed (only when expired relations are
+asked for); `(inferred)` when graph inference derived it (only when asked for).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..access import Access
+from ..model import Entity
+from ..relations.records import view_row
+from ..relations.vocabulary import Vocabulary
+from ..store.base import GraphScope, Store
+
+ROWS_PER_DIRECTION = 200  # relations read per entity and direction; the counts are read whole
+# How relations read from the entity are ordered: who they answer to and for, what they lead, then the rest by size.
+KEY_LABELS = ("reports-to", "manages", "leads", "led-by", "member-of", "has-member", "depends-on", "part-of")
+
+
+@dataclass(frozen=True)
+class Related:
+    name: str
+    mark: str | None = None  # "unconfirmed" | "expired YYYY-MM-DD" | "inferred"
+
+    def render(self) -> str:
+        return f"{self.name} ({self.mark})" if self.mark else self.name
+
+
+@dataclass(frozen=True)
+class RelationGroup:
+    """The relations of one type as read from the entity ("manages"), the other ends sorted, and how many
+    there are in all (more than listed when ROWS_PER_DIRECTION cut the read)."""
+
+    label: str
+    others: tuple[Related, ...]
+    total: int
+
+
+@dataclass(frozen=True)
+class EntityCard:
+    id: int
+    name: str
+    type: str
+    role: str | None
+    team: str | None
+    groups: tuple[RelationGroup, ...]
+    mentions: int
+    tier: int
+
+    def line(self, names: int = 2, groups: int = 3) -> str:
+        """One index line: "Ana Lima (person; Engineering Manager, Platform; manages: 2; leads: Project Atlas)".
+        A group lists its names when it has at most `names` of them and gives its count otherwise."""
+        parts = [self.type + "".join(f", {x}" for x in (self.role, self.team) if x)]
+        parts += [f"{g.label.replace('-', ' ')}: {group_text(g, names)}" for g in self.groups[:groups]]
+        return f"{self.name} ({'; '.join(parts)})"
+
+    def lines(self, names: int = 3) -> list[str]:
+        """A slice: the who line, then one line per relation type (names, or the count and the first few)."""
+        who = ", ".join(x for x in (self.type, self.role, f"team {self.team}" if self.team else None) if x)
+        out = [f"{self.name}: {who}; mentioned {self.mentions}x"]
+        out += [f"- {g.label.replace('-', ' ')}: {group_text(g, names, listing=True)}" for g in self.groups]
+        return out
+
+
+def group_text(group: RelationGroup, names: int, listing: bool = False) -> str:
+    marked = [o for o in group.others if o.mark]
+    if group.total <= names:
+        return ", ".join(o.render() for o in group.others)
+    extra = f" ({len(marked)} {_marks(marked)})" if marked else ""
+    if not listing:
+        return f"{group.total}{extra}"
+    plain = [o for o in group.others if not o.mark][:names]
+    return f"{group.total}{extra}, e.g. {', '.join(o.render() for o in plain or group.others[:names])}"
+
+
+def _marks(marked: list[Related]) -> str:
+    kinds = sorted({(o.mark or "").split(" ")[0] for o in marked})
+    return "/".join(kinds)
+
+
+def entity_cards(store: Store, vocab: Vocabulary, entities: list[Entity], access: Access, today: str,
+                 include_expired: bool = False, include_inferred: bool = False,
+                 include_suggestions: bool = False) -> dict[int, EntityCard]:
+    """A card per entity (by id). Every read goes through access."""
+    accepted: set | None = None
+    pending = _pending(store, vocab, access, entities) if include_suggestions else {}
+    inferred = _inferred(store, vocab, access, entities, today) if include_inferred else {}
+    cards = {}
+    for entity in entities:
+        found: dict[str, list[Related]] = {}
+        totals: dict[str, int] = {}
+        rows = [row for direction in ("out", "in") for row in store.relations_from(
+            access, entity.id, direction, None, None if include_expired else today, ROWS_PER_DIRECTION)]
+        if accepted is None and any(row["confidence"] == "auto-low" for row in rows):
+            accepted = {(s["source_id"], s["target_id"], s["type"]) for s in store.suggestions(access, "accepted")}
+        for row in rows:
+            _, data = view_row(row, vocab, entity.id, today)
+            other = data.get("target") or data.get("source")
+            found.setdefault(data["type"], []).append(Related(other, _mark(row, data, accepted or set())))
+        if len(rows) >= ROWS_PER_DIRECTION:
+            totals = _totals(store, vocab, entity, access, None if include_expired else today)
+        for label, other in (*pending.get(entity.id, ()), *inferred.get(entity.id, ())):
+            found.setdefault(label, []).append(other)
+        cards[entity.id] = _card(entity, found, totals)
+    return cards
+
+
+def _card(entity: Entity, found: dict[str, list[Related]], totals: dict[str, int]) -> EntityCard:
+    team = _text(entity.attributes.get("team"))
+    role = _text(entity.attributes.get("role"))
+    groups = []
+    for label, others in found.items():
+        unique = {o.name: o for o in sorted(others, key=lambda o: (o.mark is not None, o.name.lower()))}
+        if label == "member-of" and team:  # the team attribute already says it
+            unique.pop(team, None)
+        if unique:
+            listed = tuple(sorted(unique.values(), key=lambda o: (o.mark is not None, o.name.lower())))
+            groups.append(RelationGroup(label, listed, max(len(listed), totals.get(label, 0))))
+    groups.sort(key=lambda g: (KEY_LABELS.index(g.label) if g.label in KEY_LABELS else len(KEY_LABELS),
+                               -g.total, g.label))
+    shown_team = None if team and role and team.lower() in role.lower() else team  # "Engineering Lead, Growth"
+    return EntityCard(entity.id, entity.name, entity.type, role, shown_team, tuple(groups), entity.mention_count,
+                      entity.tier)
+
+
+def _mark(row: dict, data: dict, accepted: set) -> str | None:
+    if data["expired"]:
+        return f"expired {row['valid_until']}"
+    if row["confidence"] == "auto-low" and (row["source_id"], row["target_id"], row["type"]) not in accepted:
+        return "unconfirmed"
+    return None
+
+
+def _totals(store: Store, vocab: Vocabulary, entity: Entity, access: Access, active_on: str | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for (direction, type_name), n in store.relation_counts(access, entity.id, active_on).items():
+        rtype = vocab.types.get(type_name)
+        label = vocab.label(type_name, direction == "out" or bool(rtype and rtype.symmetric))
+        out[label] = out.get(label, 0) + n
+    return out
+
+
+def _pending(store: Store, vocab: Vocabulary, access: Access, entities: list[Entity]) -> dict[int, list[tuple[str, Related]]]:
+    """Pending suggestions touching the entities, as (label read from the entity, the other end unconfirmed)."""
+    ids = {e.id for e in entities}
+    out: dict[int, list[tuple[str, Related]]] = {}
+    for s in store.suggestions(access, "pending"):
+        for me, other, outgoing in ((s["source_id"], s["target"], True), (s["target_id"], s["source"], False)):
+            if me in ids and other:
+                label = vocab.label(s["type"], outgoing)
+                out.setdefault(me, []).append((label, Related(other, "unconfirmed")))
+    return out
+
+
+def _inferred(store: Store, vocab: Vocabulary, access: Access, entities: list[Entity],
+              today: str) -> dict[int, list[tuple[str, Related]]]:
+    out: dict[int, list[tuple[str, Related]]] = {}
+    steps = store.relation_steps(access, [e.id for e in entities], "both",
+                                 GraphScope(active_on=today, include_inferred=True))
+    for step in steps:
+        if step.inferred:
+            rtype = vocab.types.get(step.type)
+            label = vocab.label(step.type, step.outgoing or bool(rtype and rtype.symmetric))
+            out.setdefault(step.from_id, []).append((label, Related(step.to_name, "inferred")))
+    return out
+
+
+def _text(value) -> str | None:
+    if isinstance(value, list):
+        value = ", ".join(str(v) for v in value if v)
+    return str(value).strip() or None if value not in (None, "") else None

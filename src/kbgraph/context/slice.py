@@ -1,0 +1,73 @@
+"""A slice: what an agent needs to know about one to three entities, in short lines (~15 tokens each).
+
+Per entity: who it is (type, role, team, how often mentioned), then one line per relation type as read
+from it (names, or the count and a few names), current relations only unless expired or inferred ones
+are asked for; pending suggestions and low-confidence extractions shown `(unconfirmed)`.
+
+Facts and open loops join here once the facts feature lands: `extra_lines` is the one place to add
+them (each a line of its own under the entity's relations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..access import LOCAL, Access
+from ..config import Config
+from ..entities.lookup import find_entity
+from ..errors import InvalidInput
+from ..model import Entity
+from ..relations.records import today_iso
+from ..store.base import Store
+from .cards import entity_cards
+from .tokens import TokenCounter, token_counter
+
+MAX_ENTITIES = 3
+
+
+@dataclass(frozen=True)
+class EntitySlice:
+    id: int
+    name: str
+    type: str
+    lines: tuple[str, ...]  # the who line first, then relations, then facts and loops
+
+
+@dataclass(frozen=True)
+class AgentSlice:
+    entities: tuple[EntitySlice, ...]
+    text: str
+    tokens: int
+    tokenizer: str
+    exact: bool
+    notes: tuple[str, ...] = ()
+
+
+def slice_entities(store: Store, config: Config, names: list[str] | tuple[str, ...], access: Access = LOCAL,
+                   include_expired: bool = False, include_inferred: bool = False, today: str | None = None,
+                   counter: TokenCounter | None = None) -> AgentSlice:
+    """The slice of up to three entities by name. A name that matches several entities raises Ambiguous
+    with the candidates (never a blend); one that matches none raises NotFound with close spellings."""
+    names = [n for n in names]
+    if not names:
+        raise InvalidInput("no entity: give one to three names", param="names")
+    if len(names) > MAX_ENTITIES:
+        raise InvalidInput(f"{len(names)} entities given: a slice takes at most {MAX_ENTITIES}", param="names",
+                           hint="ask for the others in a second slice")
+    counter = counter or token_counter()
+    today = today or today_iso()
+    entities = list({e.id: e for e in (find_entity(store, name, access=access) for name in names)}.values())
+    cards = entity_cards(store, config.vocabulary, entities, access, today, include_expired=include_expired,
+                         include_inferred=include_inferred, include_suggestions=True)
+    slices = tuple(EntitySlice(e.id, e.name, e.type, (*cards[e.id].lines(), *extra_lines(store, e, access, today)))
+                   for e in entities)
+    text = "\n".join(line for s in slices for line in s.lines)
+    notes = (counter.note,) if counter.note else ()
+    return AgentSlice(slices, text, counter.count(text), counter.name, counter.exact, notes)
+
+
+def extra_lines(store: Store, entity: Entity, access: Access, today: str) -> tuple[str, ...]:
+    """The extension point for what else is known of the entity, one short line each: its current facts
+    (`- fact (interest, 2026-03-01): fountain pens`) and open loops (`- loop due 2026-08-15: ask about the
+    surgery`) once context/facts and context/loops exist. Nothing yet."""
+    return ()
