@@ -304,3 +304,48 @@ class Mention:
     end: int | None
     surface: str
     kind: str  # "text" | "wikilink" | "link" (markdown) | "frontmatter"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """An append-only statement about an entity. A correction supersedes it (superseded_by, superseded_at,
+    change), never rewrites it. source: the vault-relative path of the document it came from, or "manual"."""
+
+    id: int
+    entity_key: str
+    entity: str  # the entity's name when the fact was recorded (or last read from its page)
+    kind: str  # interest | role | note | event
+    text: str
+    date: str | None  # YYYY-MM-DD: when it was said or true
+    source: str
+    origin: str  # "page": a `## Facts` line is its home; "user": the index (and exports) keep it
+    page: str | None  # the page whose line holds it
+    recorded_at: str
+    superseded_at: str | None = None
+    superseded_by: int | None = None
+    change: str | None = None  # superseded | edited | removed, once it is history
+    owner: str | None = None
+    visibility: str = "private"
+    sensitivity: str = "normal"
+
+
+@dataclass(frozen=True)
+class Loop:
+    """An open follow-up about an entity ("ask about the surgery", due 2026-08-15). Resolving it keeps it:
+    status resolved, with the day; a line removed from its page leaves it dropped."""
+
+    id: int
+    entity_key: str
+    entity: str
+    text: str
+    due: str | None  # YYYY-MM-DD
+    status: str  # open | resolved | dropped
+    resolved_on: str | None
+    source: str
+    origin: str
+    page: str | None
+    recorded_at: str
+    updated_at: str
+    owner: str | None = None
+    visibility: str = "private"
+    sensitivity: str = "normal"

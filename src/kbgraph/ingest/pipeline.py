@@ -261,6 +261,16 @@ def relations_stage(run: IndexRun) -> None:
         run.problems.extend(sync_page_relations(run.store, run.config.vocabulary, now))
 
 
+def memory_stage(run: IndexRun) -> None:
+    """Turn the entity pages' `## Facts` and `## Loops` lines into facts and loops (pages whose content
+    changed since last read); report lines that do not read."""
+    from ..context.memory_sync import sync_page_memory
+
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with run.store.transaction():
+        run.problems.extend(sync_page_memory(run.store, run.root, run.config, now))
+
+
 def _forms_fingerprint(forms: list[tuple[int, str, str]]) -> str:
     import hashlib
 
@@ -516,6 +526,7 @@ class Pipeline:
                 ("documents", documents_stage),
                 ("entities", entities_stage),
                 ("relations", relations_stage),
+                ("memory", memory_stage),
                 ("mentions", mentions_stage),
                 ("relate", _relate_stage),
                 ("extract", _extract_stage),

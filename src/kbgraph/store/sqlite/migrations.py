@@ -682,11 +682,75 @@ def m016_relation_generation(db: sqlite3.Connection) -> None:
     )
 
 
+def m017_facts_and_loops(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- Facts: append-only statements about an entity. A correction is a new row; the old one gets
+        -- superseded_at / superseded_by / change and stays. The entity is named by key (and its name
+        -- then), since entity ids do not outlive a rebuild. origin 'page': a `## Facts` line of
+        -- origin_doc_id is its home; 'user': the index and exports keep it.
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY,
+            entity_key TEXT NOT NULL,
+            entity_name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            date TEXT,
+            source TEXT NOT NULL,
+            origin TEXT NOT NULL CHECK (origin IN ('page', 'user')),
+            origin_doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+            origin_path TEXT,
+            recorded_at TEXT NOT NULL,
+            superseded_at TEXT,
+            superseded_by INTEGER REFERENCES facts (id),
+            change TEXT CHECK (change IN ('superseded', 'edited', 'removed')),
+            owner TEXT,
+            visibility TEXT NOT NULL DEFAULT 'private',
+            sensitivity TEXT NOT NULL DEFAULT 'normal'
+        ) STRICT;
+        CREATE INDEX facts_entity ON facts (entity_key, superseded_at);
+        CREATE INDEX facts_origin ON facts (origin_doc_id) WHERE superseded_at IS NULL;
+        -- Loops: follow-ups with a due date. Resolving one keeps it (status, resolved_on); a page line
+        -- removed leaves it 'dropped'.
+        CREATE TABLE loops (
+            id INTEGER PRIMARY KEY,
+            entity_key TEXT NOT NULL,
+            entity_name TEXT NOT NULL,
+            text TEXT NOT NULL,
+            due TEXT,
+            status TEXT NOT NULL CHECK (status IN ('open', 'resolved', 'dropped')),
+            resolved_on TEXT,
+            source TEXT NOT NULL,
+            origin TEXT NOT NULL CHECK (origin IN ('page', 'user')),
+            origin_doc_id INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+            origin_path TEXT,
+            recorded_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            owner TEXT,
+            visibility TEXT NOT NULL DEFAULT 'private',
+            sensitivity TEXT NOT NULL DEFAULT 'normal'
+        ) STRICT;
+        CREATE INDEX loops_entity ON loops (entity_key, status);
+        CREATE INDEX loops_due ON loops (status, due);
+        CREATE INDEX loops_origin ON loops (origin_doc_id);
+        -- Which version of each entity page its `## Facts` / `## Loops` lines were last read from, and the
+        -- lines that did not read (reported again on every run until fixed).
+        CREATE TABLE memory_pages (
+            doc_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL,
+            problems TEXT NOT NULL DEFAULT '[]'
+        ) STRICT;
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
     m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
     m013_doc_fts, m014_vector_prints, m015_governance_and_relation_history, m016_relation_generation,
+    m017_facts_and_loops,
 ]
 
 

@@ -19,6 +19,7 @@ from .migrations import apply_migrations
 from .rows import access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
 from .graph import ConflictQueries, GraphQueries
+from .memory import MemoryQueries
 from .resolution import ResolutionQueries
 from .search import SearchQueries
 from .vectors import VectorQueries
@@ -43,7 +44,8 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries):
+class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
+                  MemoryQueries):
     """One index, safe to share between threads: each thread gets its own connection (opened on first
     use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
     within that thread. Writers take the write lock up front (BEGIN IMMEDIATE) and wait for each other

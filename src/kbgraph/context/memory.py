@@ -1,0 +1,144 @@
+"""What facts and loops share: the entity they are about, its page (their home), days, and the write order.
+
+Order of writes, as for relations: the page line first (the file is the home), then the row, then a
+re-index of that one page, which reads the line back and finds the row. A crash after the first step
+loses nothing: the next index reads the line. An entity without a page keeps its facts and loops in
+the index (origin "user"; exports carry them), unless `[relations] create_pages = true` gives it one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..access import LOCAL
+from ..entities.lookup import find_entity
+from ..errors import InvalidInput
+from ..model import Entity, Fact, Loop
+from ..pages.files import create_entity_page, edit_page
+from ..pages.memory_lines import FACTS, append_line, parse_memory_lines, read_fact, read_loop
+from ..pages.relation_lines import safe_target
+from ..workspace import Workspace
+
+MAX_TEXT = 2000
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What an add, a supersede or a resolve wrote: the fact or loop, the page line written (if any), and
+    warnings that did not stop it (a due date in the past)."""
+
+    item: Fact | Loop
+    page: str | None
+    warnings: tuple[str, ...] = ()
+    replaced: Fact | None = None  # the fact a correction superseded
+
+
+def today_iso() -> str:
+    return dt.date.today().isoformat()
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def parse_day(value: str | None, param: str, today: str | None = None) -> str | None:
+    """YYYY-MM-DD (or "today") -> ISO date; None stays None; anything else names `param`."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    if text == "today":
+        return today or today_iso()
+    try:
+        return dt.date.fromisoformat(text).isoformat() if len(text) == 10 else _bad_day(value, param)
+    except ValueError:
+        return _bad_day(value, param)
+
+
+def _bad_day(value: str, param: str) -> str:
+    raise InvalidInput(f"`{param}` {value!r}: use a real date as YYYY-MM-DD", param=param)
+
+
+def clean(text: str | None, param: str = "text") -> str:
+    """Text on one line, spaces tidied; empty or over MAX_TEXT characters is an error naming `param`."""
+    cleaned = " ".join((text or "").split())
+    if not cleaned:
+        raise InvalidInput(f"`{param}` is empty: say what the {'fact' if param == 'text' else param} is",
+                           param=param)
+    if len(cleaned) > MAX_TEXT:
+        raise InvalidInput(f"`{param}` is over {MAX_TEXT} characters", param=param)
+    return cleaned
+
+
+def subject(ws: Workspace, name: str) -> tuple[Entity, str]:
+    """The entity a name names (exact name or alias, never a guess among several), and its key."""
+    entity = find_entity(ws.store, name, access=ws.access)
+    if entity.status != "active":
+        raise InvalidInput(f"{entity.name!r} was merged into another entity; use that one")
+    return entity, ws.store.entity_keys([entity.id])[entity.id]
+
+
+def source_of(ws: Workspace, source: str | None) -> str:
+    """"manual", or the vault-relative path of an indexed document."""
+    if source is None or source.strip().lower() in ("", "manual"):
+        return "manual"
+    path = source.strip().removeprefix("./")
+    if ws.store.get_document(ws.access, path=path) is None:
+        from ..errors import NotFound
+
+        raise NotFound(f"`source` {source!r} is not in the index", param="source", hint="give a vault-relative path")
+    return path
+
+
+def home_page(ws: Workspace, entity: Entity) -> str | None:
+    """The page facts and loops about entity go to: its own, or a new one when kbgraph.toml asks for
+    pages; None keeps them in the index."""
+    if entity.page_path:
+        return entity.page_path
+    if ws.config.create_pages and safe_target(entity.name):
+        path = create_entity_page(ws.root, entity.type, entity.name)
+        reindex(ws, path)  # the new file becomes the entity's page; its id stays
+        return path
+    return None
+
+
+def page_row(ws: Workspace, page: str | None) -> dict:
+    """The columns that tie a row to its home: the page (origin "page") or the index (origin "user")."""
+    if page is None:
+        return {"origin": "user", "origin_doc_id": None, "origin_path": None}
+    doc = ws.store.get_document(LOCAL, path=page)
+    if doc is None:
+        return {"origin": "user", "origin_doc_id": None, "origin_path": None}
+    return {"origin": "page", "origin_doc_id": doc["id"], "origin_path": page, "owner": doc["owner"],
+            "visibility": doc["visibility"], "sensitivity": doc.get("sensitivity") or "normal"}
+
+
+def edit(ws: Workspace, page: str, change: Callable[[str, int], str]) -> None:
+    edit_page(ws.root, page, change)
+
+
+def append(ws: Workspace, page: str, title: str, line: str) -> None:
+    """Add line to the page's `## {title}` section; refused (nothing written) when it would not read back."""
+    def change(text: str, offset: int) -> str:
+        out = append_line(text, offset, title, line)
+        if _count(out, offset, title, line) != _count(text, offset, title, line) + 1:
+            raise InvalidInput(f"a line added to {page} would not read back (is a code block there left open?);"
+                               " nothing was changed", hint="check the page")
+        return out
+
+    edit_page(ws.root, page, change)
+
+
+def _count(text: str, offset: int, title: str, line: str) -> int:
+    facts, loops, _ = parse_memory_lines(text, offset)
+    wanted = read_fact(line) if title == FACTS else read_loop(line)
+    values: list = facts if title == FACTS else loops
+    return sum(1 for v in values if not isinstance(wanted, str) and v.identity == wanted.identity)
+
+
+def reindex(ws: Workspace, rel_path: str) -> None:
+    from ..ingest.pipeline import index_vault
+
+    index_vault(Path(ws.root), store=ws.store, only={rel_path}, lock_wait=30)
