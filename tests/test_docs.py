@@ -174,6 +174,10 @@ def json_outputs(tmp_path_factory):
         ("kbg graph unlinked", ("graph", "unlinked", *v, "--json"), 0),
         ("kbg graph infer", ("graph", "infer", *v, "--json"), 0),
         ("kbg graph export", ("graph", "export", "-o", export_file + ".graphml", *v, "--json"), 0),
+        ("kbg context", ("context", "--for", "Sam and the Auth Service key rotation", "--budget", "400", *v,
+                         "--json"), 0),
+        ("kbg context", ("context", "--budget", "100", *v, "--json"), 0),
+        ("kbg slice", ("slice", "Arjun Mehta", "Auth Service", "--include-inferred", *v, "--json"), 0),
         ("#relations-as-of-a-date", ("entity", "relations", "Chen Wei", "--as-of",
                                      datetime.date.today().isoformat(), *v, "--json"), 0),
         # Relations and export: these write into the copy, so they come after the read-only checks.

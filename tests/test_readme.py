@@ -16,3 +16,18 @@ def test_the_library_example_runs(vault, monkeypatch, capsys):
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "Ben Okafor ← mentioned in" in printed and "people/ana-lima.md" in printed
+
+
+def test_the_agent_context_lines_run_on_the_sample_vault(shared_sample):
+    import shlex
+
+    from .conftest import run_kbg
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [line.split("  #")[0] for line in re.findall(r"^kbg (?:context|slice) .*$", text, re.MULTILINE)]
+    assert len(lines) >= 3
+    for line in lines:
+        result = run_kbg(*shlex.split(line)[1:], "--vault", str(shared_sample))
+        assert result.returncode == 0 and result.stdout.strip(), (line, result.stderr)
+        budget = re.search(r"--budget (\d+)", line)
+        assert len(result.stdout.splitlines()) <= (int(budget.group(1)) if budget else 2000)

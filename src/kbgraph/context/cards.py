@@ -56,18 +56,31 @@ class EntityCard:
         """One index line: "Ana Lima (person; Engineering Manager, Platform; manages: 2; leads: Project Atlas)".
         A group lists its names when it has at most `names` of them and gives its count otherwise."""
         parts = [self.type + "".join(f", {x}" for x in (self.role, self.team) if x)]
-        parts += [f"{g.label.replace('-', ' ')}: {group_text(g, names)}" for g in self.groups[:groups]]
+        parts += [f"{heading(g)}: {group_text(g, names)}" for g in self.groups[:groups]]
         return f"{self.name} ({'; '.join(parts)})"
 
     def lines(self, names: int = 3) -> list[str]:
         """A slice: the who line, then one line per relation type (names, or the count and the first few)."""
         who = ", ".join(x for x in (self.type, self.role, f"team {self.team}" if self.team else None) if x)
         out = [f"{self.name}: {who}; mentioned {self.mentions}x"]
-        out += [f"- {g.label.replace('-', ' ')}: {group_text(g, names, listing=True)}" for g in self.groups]
+        out += [f"- {heading(g)}: {group_text(g, names, listing=True)}" for g in self.groups]
         return out
 
 
+def common_mark(group: RelationGroup) -> str | None:
+    """The mark every listed relation of the group shares (said once, after the label), if any."""
+    marks = {o.mark for o in group.others}
+    return marks.pop() if len(marks) == 1 and len(group.others) > 1 else None
+
+
+def heading(group: RelationGroup) -> str:
+    mark = common_mark(group)
+    return group.label.replace("-", " ") + (f" ({mark})" if mark else "")
+
+
 def group_text(group: RelationGroup, names: int, listing: bool = False) -> str:
+    if common_mark(group):
+        group = RelationGroup(group.label, tuple(Related(o.name) for o in group.others), group.total)
     marked = [o for o in group.others if o.mark]
     if group.total <= names:
         return ", ".join(o.render() for o in group.others)
