@@ -215,3 +215,24 @@ def test_context_on_an_empty_vault_is_empty_and_says_so(tmp_path):
     data = kbg(tmp_path / "empty", "context")
     assert data["text"] == "" and data["tokens"] == 0 and not data["entities"]
     shutil.rmtree(tmp_path / "empty")
+
+
+def test_slice_lists_current_facts_and_open_loops(indexed_vault):
+    from kbgraph.context.facts import add_fact, supersede_fact
+    from kbgraph.context.loops import add_loop, resolve_loop
+    from kbgraph.workspace import Workspace
+
+    with Workspace.open(str(indexed_vault)) as ws:
+        old = add_fact(ws, "Arjun Mehta", "interest", "fountain pens", "2026-03-01")
+        supersede_fact(ws, old.item.id, "mechanical keyboards")
+        add_loop(ws, "Arjun Mehta", "ask about the surgery", "2026-08-15")
+        done = add_loop(ws, "Arjun Mehta", "send the offsite agenda", "2026-01-02")
+        resolve_loop(ws, done.item.id)
+        add_loop(ws, "Arjun Mehta", "return the book", "2020-01-02")
+        result = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-05-01")
+    lines = result.entities[0].lines
+    assert any(line.startswith("- interest: mechanical keyboards") for line in lines)
+    assert not any("fountain pens" in line for line in lines)  # superseded
+    assert "- open loop: return the book (overdue 2020-01-02)" in lines
+    assert "- open loop: ask about the surgery (due 2026-08-15)" in lines
+    assert not any("offsite" in line for line in lines)  # resolved

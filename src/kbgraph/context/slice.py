@@ -4,8 +4,7 @@ Per entity: who it is (type, role, team, how often mentioned), then one line per
 from it (names, or the count and a few names), current relations only unless expired or inferred ones
 are asked for; pending suggestions and low-confidence extractions shown `(unconfirmed)`.
 
-Facts and open loops join here once the facts feature lands: `extra_lines` is the one place to add
-them (each a line of its own under the entity's relations).
+Then its current facts (superseded ones never) and open loops (resolved ones never), a line each.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ from .cards import entity_cards
 from .tokens import TokenCounter, token_counter
 
 MAX_ENTITIES = 3
+MAX_FACTS = 5  # current facts listed per entity, newest first
+MAX_LOOPS = 3  # open loops listed per entity, soonest due first
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,20 @@ def slice_entities(store: Store, config: Config, names: list[str] | tuple[str, .
 
 
 def extra_lines(store: Store, entity: Entity, access: Access, today: str) -> tuple[str, ...]:
-    """The extension point for what else is known of the entity, one short line each: its current facts
-    (`- fact (interest, 2026-03-01): fountain pens`) and open loops (`- loop due 2026-08-15: ask about the
-    surgery`) once context/facts and context/loops exist. Nothing yet."""
-    return ()
+    """What else is known of the entity, one short line each: its current facts, newest first
+    (`- interest: fountain pens (2026-03-01)`), then its open loops, soonest due first
+    (`- open loop: ask about the surgery (due 2026-08-15)`, `overdue` once the day has passed). At most
+    MAX_FACTS and MAX_LOOPS lines; a last line counts the rest."""
+    key = store.entity_keys([entity.id]).get(entity.id)
+    if key is None:
+        return ()
+    facts = sorted(store.facts(access, key), key=lambda f: (f.date or f.recorded_at[:10], f.id), reverse=True)
+    loops = sorted(store.loops(access, key), key=lambda loop: (loop.due is None, loop.due or "", loop.id))
+    lines = [f"- {f.kind}: {f.text}" + (f" ({f.date})" if f.date else "") for f in facts[:MAX_FACTS]]
+    if len(facts) > MAX_FACTS:
+        lines.append(f"- {len(facts) - MAX_FACTS} more facts")
+    lines += [f"- open loop: {loop.text}" + (f" ({'overdue' if loop.due < today else 'due'} {loop.due})"
+                                              if loop.due else "") for loop in loops[:MAX_LOOPS]]
+    if len(loops) > MAX_LOOPS:
+        lines.append(f"- {len(loops) - MAX_LOOPS} more open loops")
+    return tuple(lines)
