@@ -210,6 +210,13 @@ def json_outputs(tmp_path_factory):
         ("#relations-with-fields", ("entity", "relations", "Chen Wei", "--fields", "direction,other,type",
                                     *v, "--json"), 0),
         ("#relations-of-a-type", ("entity", "relations", "--type", "manages", *v, "--json"), 0),
+        ("kbg fact add", ("fact", "add", "Arjun", "fountain pens", "--kind", "interest", *v, "--json"), 0),
+        ("kbg fact supersede", ("fact", "supersede", "1", "calligraphy", *v, "--json"), 0),
+        ("kbg fact list", ("fact", "list", "Arjun", "--all", *v, "--json"), 0),
+        ("kbg loop add", ("loop", "add", "Arjun", "ask about the surgery @2026-08-15", *v, "--json"), 0),
+        ("kbg loop add", ("loop", "add", "Ben Okafor", "send the notes", *v, "--json"), 0),
+        ("kbg loop resolve", ("loop", "resolve", "2", *v, "--json"), 0),
+        ("kbg loop list", ("loop", "list", "--all", *v, "--json"), 0),
         ("kbg export", ("export", *v, "--json"), 0),
         ("#export-summary", ("export", "--format", "jsonl", "-o", export_file, *v, "--json"), 0),
         ("kbg import", ("import", export_file, *v, "--json"), 0),
@@ -247,7 +254,7 @@ def json_outputs(tmp_path_factory):
     records = {"header": "kbg export", "entity": "#exported-entity", "asserted_entity": "#asserted-entity",
                "merge": "#merge", "relation": "#exported-relation", "unlink": "#unlink",
                "reference_link": "#reference-link", "decision": "#resolution-decision",
-               "relation_version": "#relation-version"}
+               "relation_version": "#relation-version", "fact": "#fact", "loop": "#loop"}
     with open(export_file, encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from .access import LOCAL
+from .context.memory_portable import export_memory, import_memory, valid_memory
 from .entities.assemble import entity_key
 from .errors import InvalidInput
 from .model import Merge, as_dict
@@ -22,7 +23,7 @@ from .workspace import Workspace
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",
                  "relation": "relations", "unlink": "unlinks", "reference_link": "reference_links",
-                 "decision": "decisions", "relation_version": "relation_history"}
+                 "decision": "decisions", "relation_version": "relation_history", "fact": "facts", "loop": "loops"}
 _DECISION_FIELDS = ("surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score", "features",
                     "outcome", "decided_by", "doc_path", "created_at", "decided_at")
 _OUTCOMES = ("auto-linked", "asked", "confirmed", "rejected", "new")
@@ -62,6 +63,7 @@ def export_data(store: Store, symmetric: frozenset[str] = frozenset()) -> dict:
         # Every version a relation stopped being; its relation is named by its ends and type, since
         # ids differ between vaults.
         "relation_history": [{k: row[k] for k in _VERSION_FIELDS} for row in store.history_rows()],
+        **export_memory(store),  # facts (every version) and loops
     }
 
 
@@ -125,6 +127,7 @@ def import_data(ws: Workspace, data: dict) -> dict:
     asserted = [_valid_entity(i, e, ws.config.entity_types) for i, e in enumerate(data.get("asserted_entities", []))]
     merges = [(_valid_merge(i, m, ws.config.entity_types), m.get("created_at")) for i, m in enumerate(data.get("merges", []))]
     history = [_valid_version(i, v) for i, v in enumerate(data.get("relation_history", []))]
+    facts, loops = valid_memory(data)
     _check_merges([m for m, _ in merges], store.merges())
     from .ingest.pipeline import index_vault, refresh_index
 
@@ -175,13 +178,15 @@ def import_data(ws: Workspace, data: dict) -> dict:
             })
         _restore_resolution(store, unlinks, decisions, now)
         restored_history = store.restore_history(_versions_for(store, history))
+        added_facts, added_loops = import_memory(store, facts, loops)
     if unlinks:
         with store.transaction():
             store.mark_for_rescan(None)
         refresh_index(ws)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
             "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
-            "decisions": len(decisions), "relation_history": restored_history}
+            "decisions": len(decisions), "relation_history": restored_history, "facts": added_facts,
+            "loops": added_loops}
 
 
 def _versions_for(store: Store, history: list[dict]) -> list[dict]:

@@ -16,6 +16,8 @@ FLAGS = {
     "min_confidence": "--min-confidence", "doc_path": "--from-doc", "depth": "--depth", "max_hops": "--max-hops",
     "as_of": "--as-of", "direction": "--direction", "by": "--by", "format": "--format", "keep": "--keep",
     "since": "--since", "budget": "--budget", "items": "--items", "topic": "--for", "names": "ENTITY",
+    "kind": "--kind", "due": "--due", "source": "--source", "date": "--date", "on": "--on", "text": "TEXT",
+    "fact_id": "ID", "loop_id": "ID", "capture": "the note",
 }
 
 PHRASES = {
@@ -36,6 +38,10 @@ PHRASES = {
     "list the suggestions to see them": "`kbg entity suggestions` lists them",
     "list the pending questions to see them": "`kbg resolve pending` lists them",
     "list the conflicts to see them": "`kbg graph conflicts --all` lists them",
+    "list the facts to see their ids": "`kbg fact list --all` shows ids",
+    "list the loops to see their ids": "`kbg loop list --all` shows ids",
+    "confirm the names, or write them as kbgraph knows them":
+        "run it again with --confirm, or write the names as kbgraph knows them",
     "; confirm or reject some of its questions": " (answer questions with `kbg resolve confirm|reject ID`)",
     "read more of the graph: a larger max_hops, more types, or expired ones":
         "try a larger --max-hops, other --type, or --include-expired",

@@ -106,6 +106,11 @@ class MemoryQueries:
         self.db.execute("UPDATE loops SET status = ?, resolved_on = ?, updated_at = ? WHERE id = ?",
                         (status, resolved_on, now, loop_id))
 
+    def set_memory_provenance(self, table: str, row_id: int, source: str, recorded_at: str) -> None:
+        if table not in ("facts", "loops"):
+            raise ValueError(f"no memory table {table!r}")
+        self.db.execute(f"UPDATE {table} SET source = ?, recorded_at = ? WHERE id = ?", (source, recorded_at, row_id))
+
     def entity_keys(self, entity_ids: list[int]) -> dict[int, str]:
         marks = ",".join("?" * len(entity_ids))
         return dict(self.db.execute(f"SELECT id, key FROM entities WHERE id IN ({marks})", entity_ids))
