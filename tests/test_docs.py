@@ -153,6 +153,8 @@ def json_outputs(tmp_path_factory):
         ("kbg search", ("search", "rollout", "--widen", *v, "--json"), 0),
         ("kbg search", ("search", "token rotation", "-n", "1", "--why-not", "projects/project-atlas.md", *v,
                         "--json"), 0),
+        ("kbg recall", ("recall", "what is my manager working on?", *v, "--json"), 0),
+        ("kbg recall", ("recall", "how are my reports doing", *v, "--json"), 0),
         ("kbg list", ("list", *v, "--json"), 0),
         ("kbg view", ("view", "people/sam-li.md", *v, "--json"), 0),
         ("kbg view", ("view", "people/sam-li.md:14", *v, "--json"), 0),

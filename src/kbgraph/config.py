@@ -261,6 +261,7 @@ class Config:
     resolve: ResolveConfig = field(default_factory=lambda: ResolveConfig())
     search: SearchConfig = field(default_factory=lambda: SearchConfig())
     inference_rules: tuple[InferenceRule, ...] = DEFAULT_INFERENCE_RULES
+    me: str | None = None  # [me] name: the person the vault belongs to ("my manager" is read from them)
     fingerprint: str = field(default_factory=lambda: _fingerprint({}))  # of the settings an index was read under; a change re-reads every note
 
 
@@ -277,13 +278,14 @@ def load_config(vault_root: Path) -> Config:
 
 
 _KNOWN_KEYS = {
-    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search", "graph"},
+    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search", "graph", "me"},
     "graph": {"rules"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages", "like"},
     "relations": {"types", "create_pages", "frontmatter"},
     "extract": {"patterns", "cooccurrence", "llm"},
     "resolve": {"enabled", "auto", "ask"},
+    "me": {"name"},
     "search": {"embedder", "rrf_k", "weights", "hop_decay", "tier_boost", "recency_half_life_days",
                "min_similarity", "document_vectors"},
 }
@@ -357,8 +359,18 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         frontmatter_relations=_frontmatter_relations(_table(relations, "frontmatter", source), entity_types,
                                                      vocabulary, source, _like(entities, entity_types, source)),
         inference_rules=_inference_rules(_table(_table(raw, "graph", source), "rules", source), vocabulary, source),
+        me=_me(_table(raw, "me", source), source),
         fingerprint=_fingerprint(raw),
     )
+
+
+def _me(table: dict, source: str) -> str | None:
+    name = table.get("name")
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{source}: [me] name must be the name of the person this vault belongs to, got {name!r}")
+    return name.strip()
 
 
 def _inference_rules(table: dict, vocabulary: Vocabulary, source: str) -> tuple[InferenceRule, ...]:
@@ -467,11 +479,11 @@ READING_RULES = "2"
 
 def _fingerprint(raw: dict) -> str:
     """What an index was built under: the settings that change what is read from notes (not [search],
-    which is applied at query time, nor the embedder, whose vectors carry their own model tag)."""
+    which is applied at query time, nor the embedder, whose vectors carry their own model tag, nor [me])."""
     import hashlib
     import json
 
-    reading = {k: v for k, v in raw.items() if k != "search"}
+    reading = {k: v for k, v in raw.items() if k not in ("search", "me")}
     text = json.dumps([READING_RULES, reading], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -39,11 +39,14 @@ class Workspace:
         self.close()
 
 
-def init_vault(path: str | os.PathLike) -> tuple[Path, bool]:
-    """Make path a vault: write kbgraph.toml (unless present) and create .kbgraph/. Returns (root, created)."""
+def init_vault(path: str | os.PathLike, me: str | None = None) -> tuple[Path, bool]:
+    """Make path a vault: write kbgraph.toml (unless present) and create .kbgraph/. Returns (root, created).
+    me: the person the vault belongs to, written as `[me] name` (appended; nothing else in the file changes)."""
     root = Path(path).expanduser()
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a directory")
+    if me is not None and (not me.strip() or "\n" in me or "\r" in me):
+        raise InvalidInput(f"`me` must be a person's name on one line, got {me!r}", param="me")
     try:
         root.mkdir(parents=True, exist_ok=True)
         config = root / CONFIG_NAME
@@ -53,5 +56,21 @@ def init_vault(path: str | os.PathLike) -> tuple[Path, bool]:
         (root / INDEX_DIR).mkdir(exist_ok=True)
     except OSError as exc:
         raise InvalidInput(f"cannot make {root} a vault: {exc.strerror}") from None
-    load_config(root)  # an existing, broken kbgraph.toml is reported now, not at first index
+    current = load_config(root)  # an existing, broken kbgraph.toml is reported now, not at first index
+    if me is not None:
+        _set_me(config, current.me, me.strip())
     return root.resolve(), created
+
+
+def _set_me(config: Path, current: str | None, name: str) -> None:
+    """Append `[me] name = "..."` to kbgraph.toml; one already there is never overwritten."""
+    import json
+
+    if current == name:
+        return
+    if current is not None:
+        raise InvalidInput(f"{config} already says [me] name = {current!r}; edit that line to change it", param="me")
+    text = config.read_text(encoding="utf-8")
+    lead = "" if not text or text.endswith("\n") else "\n"
+    with open(config, "a", encoding="utf-8") as handle:  # a TOML basic string: JSON's escapes are TOML's
+        handle.write(f"{lead}\n[me]\nname = {json.dumps(name, ensure_ascii=False)}\n")

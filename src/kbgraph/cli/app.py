@@ -10,6 +10,7 @@ from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index
                portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
 from . import memory_cmd
+from . import recall_cmd
 from .wording import cli_words
 
 
@@ -22,6 +23,7 @@ def cli() -> None:
 cli.add_command(index_cmd.init)
 cli.add_command(index_cmd.index)
 cli.add_command(documents_cmd.search)
+cli.add_command(recall_cmd.recall)
 cli.add_command(documents_cmd.view)
 cli.add_command(documents_cmd.list_docs)
 cli.add_command(doc_cmd.doc)

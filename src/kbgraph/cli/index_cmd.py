@@ -14,16 +14,18 @@ PROGRESS_MIN_FILES = 200
 
 @click.command()
 @click.argument("path", required=False)
+@click.option("--me", default=None, metavar="NAME",
+              help="Whose vault it is (your own page's name): \"my manager\" in `kbg recall` is read from them.")
 @json_option
-def init(path: str | None, as_json: bool) -> None:
+def init(path: str | None, me: str | None, as_json: bool) -> None:
     """Make PATH (default: the current folder) a vault: writes kbgraph.toml; the index lives in PATH/.kbgraph/."""
     from ..workspace import init_vault
 
-    root, created = init_vault(path or ".")
+    root, created = init_vault(path or ".", me=me)
     if as_json:
         from .output import print_json
 
-        print_json({"vault": str(root), "created_config": created})
+        print_json({"vault": str(root), "created_config": created, "me": me})
         return
     verb = "Created" if created else "Kept existing"
     print(f"{verb} {root / 'kbgraph.toml'}\nNext: kbg index --vault {root}")

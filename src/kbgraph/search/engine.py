@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..access import LOCAL, Access
 from ..config import Config, config_from_dict
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..model import SearchResult
 from ..relations.history import as_of_date
 from ..store.base import DocFilter, Store
@@ -39,7 +39,7 @@ _POOL: ThreadPoolExecutor | None = None
 
 
 def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
-           mode: str = "hybrid", entity: str | None = None, expand_relations: bool = False, explain: bool = False,
+           mode: str = "hybrid", entity: str | int | None = None, expand_relations: bool = False, explain: bool = False,
            why_not: str | None = None, widen: bool = False, access: Access = LOCAL,
            as_of: str | None = None, unit: str = "document") -> SearchResult:
     """The best documents for query, one hit (its best chunk) per document, best first; with
@@ -174,9 +174,14 @@ def _corroborated(ranked_graph: list[GraphHit], rankings: dict, depth: int, unit
     return kept[:depth]
 
 
-def _pinned(store: Store, entity: str | None, access: Access):
+def _pinned(store: Store, entity: str | int | None, access: Access):
     if entity is None:
         return None
+    if isinstance(entity, int):  # an entity already resolved (governed recall pins the one person it found)
+        found = store.get_entity(access, entity)
+        if found is None:
+            raise NotFound(f"no entity with id {entity}", param="entity")
+        return found
     from ..entities.lookup import find_entity
 
     return find_entity(store, entity, access=access)  # Ambiguous: the candidates are the answer, never a blend

@@ -159,3 +159,12 @@ class MemoryQueries:
         rows = self.db.execute("SELECT d.path, m.problems FROM memory_pages m JOIN documents d ON d.id = m.doc_id"
                                " WHERE m.problems != '[]' ORDER BY d.path")
         return [(path, line, message) for path, raw in rows for line, message in json.loads(raw)]
+
+    def memory_revision(self) -> tuple:
+        """What moves whenever a fact or loop is added, superseded, resolved or dropped, for a cached
+        answer that read them to compare (rows are never deleted; a change adds a row or a status)."""
+        facts = self.db.execute("SELECT count(*), coalesce(max(id), 0), count(superseded_at),"
+                                " coalesce(max(superseded_at), '') FROM facts").fetchone()
+        loops = self.db.execute("SELECT count(*), coalesce(max(id), 0), total(status = 'open'),"
+                                " coalesce(max(updated_at), '') FROM loops").fetchone()
+        return (*facts, *loops)

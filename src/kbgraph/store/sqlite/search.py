@@ -101,6 +101,13 @@ class SearchQueries:
             ORDER BY n DESC LIMIT ?""",
             [*entity_ids, *params, *entity_ids, *params, limit]).fetchall()
 
+    def documents_revision(self) -> tuple:
+        """What moves whenever a document is added, changed or removed, for a cached answer that read
+        documents to compare: the count, the ids, the file times (a change of a file changes its mtime,
+        even within the second that indexed_at records) and the last write."""
+        return tuple(self.db.execute("SELECT count(*), total(id), total(mtime), coalesce(max(indexed_at), '')"
+                                     " FROM documents").fetchone())
+
     def matching_chunks(self, query: TextQuery, doc_ids: list[int]) -> set[int]:
         """The chunks of these documents that match the query. No bm25() here: it reads every
         term's whole doclist for its statistics (12 ms at 100k chunks for two common words), where a

@@ -1,0 +1,64 @@
+"""`kbg recall`: a question about one of your people, read from your side ([me] in kbgraph.toml)."""
+
+from __future__ import annotations
+
+import click
+
+from .common import doc_filter, doc_filter_options, json_option, open_workspace, vault_option
+
+
+@click.command("recall")
+@click.argument("query")
+@click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(min=1), help="Passages at most.")
+@doc_filter_options
+@vault_option
+@json_option
+def recall(query, limit, types, path, date_from, date_to, tags, vault, as_json) -> None:
+    """Answer a question that names no one but says "my manager", "my sister"...: the one person your
+    own current relation names, with their facts and the passages about them. Several people fit:
+    it lists them and answers for none.
+    """
+    from ..context.recall import recall as run_recall
+
+    flt = doc_filter(types, path, date_from, date_to, tags)
+    with open_workspace(vault) as ws:
+        answer = run_recall(ws.store, ws.config, query, flt, limit, access=ws.access)
+    if as_json:
+        from .output import print_json
+
+        print_json(recall_json(answer))
+        return
+    _print(answer)
+
+
+def recall_json(answer) -> dict:
+    def tie(t):
+        return {"term": t.term, "id": t.person_id, "name": t.person, "relation": t.relation}
+
+    return {
+        "query": answer.query, "status": answer.status, "why": answer.why, "owner": answer.owner,
+        "terms": list(answer.terms), "person": tie(answer.tie) if answer.tie else None,
+        "candidates": [tie(c) for c in answer.candidates],
+        "facts": [{"id": f.id, "kind": f.kind, "text": f.text, "date": f.date, "source": f.source}
+                  for f in answer.facts],
+        "passages": [{"path": h.path, "line": h.line, "heading": h.heading, "snippet": h.marked_snippet(),
+                      "score": h.score, "via": h.via, "date": h.date} for h in answer.passages],
+    }
+
+
+def _print(answer) -> None:
+    from rich.markup import escape
+
+    from .output import highlight, stdout_console
+
+    out = stdout_console()
+    if answer.status != "answered":
+        out.print(f"[bold]{escape(answer.status)}[/bold]: {escape(answer.why)}")
+        for c in answer.candidates:
+            out.print(f"  - {escape(c.person)}  ({escape(c.relation)})")
+        return
+    out.print(f"[bold]{escape(answer.tie.person)}[/bold]  ({escape(answer.tie.relation)})")
+    for f in answer.facts:
+        out.print(f"  {escape(f.kind)}: {escape(f.text)}" + (f"  ({f.date})" if f.date else ""))
+    for h in answer.passages:
+        out.print(f"[cyan]{escape(h.path)}:{h.line}[/cyan]  ", highlight(h.snippet, h.highlights))
