@@ -132,3 +132,28 @@ def test_a_reader_who_does_not_see_everything_gets_no_inferred_relation(stack):
     guest = Access.of("guest", ("public",))
     assert inferred_relations(store, guest) == []
     assert store.relation_steps(guest, [e["Dana"].id], "both", GraphScope(include_inferred=True)) == []
+
+
+def test_inference_reruns_when_the_rules_change_or_a_premise_expires_with_the_date(store_with_expiry):
+    store, ids = store_with_expiry
+    assert infer_if_changed(store, DEFAULT_INFERENCE_RULES, today="2026-05-01")["count"] == 2
+    assert infer_if_changed(store, DEFAULT_INFERENCE_RULES, today="2026-05-01") is None  # nothing moved
+    only_skip = tuple(r for r in DEFAULT_INFERENCE_RULES if r.gives == "skip-level-reports-to")
+    rerun = infer_if_changed(store, only_skip, today="2026-05-01")  # [graph.rules] edited: no relation moved
+    assert rerun is not None and rerun["count"] == 1
+    assert {r["type"] for r in inferred_relations(store)} == {"skip-level-reports-to"}
+    later = infer_if_changed(store, only_skip, today="2026-07-01")  # Ana's reports-to Ben ended 2026-06-30
+    assert later is not None and later["count"] == 0 and inferred_relations(store) == []
+
+
+@pytest.fixture
+def store_with_expiry():
+    store = SqliteStore.open(":memory:")
+    ids = entities(store, [("person", "Dana"), ("person", "Ana"), ("person", "Ben"), ("project", "Atlas"),
+                           ("technology", "Kafka"), ("technology", "ZooKeeper")])
+    relation(store, ids["Dana"], ids["Ana"], "reports-to")
+    relation(store, ids["Ana"], ids["Ben"], "reports-to", valid_until="2026-06-30")
+    relation(store, ids["Atlas"], ids["Kafka"], "uses")
+    relation(store, ids["Kafka"], ids["ZooKeeper"], "depends-on")
+    yield store, ids
+    store.close()

@@ -37,18 +37,27 @@ def infer(store: Store, rules: tuple[InferenceRule, ...], today: str | None = No
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     with store.transaction():
         added, removed = store.replace_inferred(list(rows.values()), now)
-        store.set_meta("inferred_generation", str(store.relation_generation()))
+        store.set_meta("inferred_generation", _inferred_key(store, rules, today))
     return {"rules": [{"name": r.name, "path": list(r.path), "gives": r.gives, "count": per_rule[r.name]}
                       for r in rules],
             "count": len(rows), "added": added, "removed": removed}
 
 
-def infer_if_changed(store: Store, rules: tuple[InferenceRule, ...]) -> dict | None:
-    """infer() unless nothing changed since the last inference (or the rules are none and nothing is
-    inferred): the index stage, cheap when relations stand still."""
-    if store.get_meta("inferred_generation") == str(store.relation_generation()):
+def infer_if_changed(store: Store, rules: tuple[InferenceRule, ...], today: str | None = None) -> dict | None:
+    """infer() unless nothing it reads changed since the last inference: the relations (their
+    generation), the rules ([graph.rules] edited) and the day (a premise may have expired since).
+    The index stage, cheap when all three stand still."""
+    today = today or dt.date.today().isoformat()
+    if store.get_meta("inferred_generation") == _inferred_key(store, rules, today):
         return None
-    return infer(store, rules)
+    return infer(store, rules, today)
+
+
+def _inferred_key(store: Store, rules: tuple[InferenceRule, ...], today: str) -> str:
+    import hashlib
+
+    spelled = json.dumps([[r.name, list(r.path), r.gives] for r in rules])
+    return f"{store.relation_generation()}|{hashlib.sha256(spelled.encode()).hexdigest()[:12]}|{today}"
 
 
 def inferred_relations(store: Store, access: Access = LOCAL) -> list[dict]:
