@@ -119,8 +119,8 @@ def test_a_passage_is_cut_at_a_sentence_end():
     body = "First sentence is here. Second sentence follows it. Third one is long enough to be cut somewhere."
     cut = trim(body, 20, counter)
     assert cut == "First sentence is here. Second sentence follows it."
-    text, packed = pack("", [Candidate("passages", "[a.md:1] A", body)], 35, 5, counter)
-    assert packed[0].trimmed and text.endswith("follows it. …") and counter.count(text) <= 35
+    text, packed, tokens = pack("", [Candidate("passages", "[a.md:1] A", body)], 35, 5, counter)
+    assert packed[0].trimmed and text.endswith("follows it. …") and counter.count(text) == tokens <= 35
 
 
 def test_bad_limits_are_refused(store_and_config):

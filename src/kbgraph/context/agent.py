@@ -118,7 +118,7 @@ def build_context(store: Store, config: Config, topic: str | None = None, budget
     candidates = list(_candidates(store, config, access, today, ranked, hits, texts))
     if counter.count(header) >= budget:
         header = ""
-    text, packed = pack(header, (c for c, _ in candidates), budget, items, counter)
+    text, packed, tokens = pack(header, (c for c, _ in candidates), budget, items, counter)
     kept = {id(p.candidate): p for p in packed}
     entities, passages = [], []
     for candidate, value in candidates:
@@ -133,7 +133,7 @@ def build_context(store: Store, config: Config, topic: str | None = None, budget
                                            value.date, body, p.trimmed))
     if not packed and candidates:
         notes.append(f"a budget of {budget} tokens holds none of the {len(candidates)} items found: raise the budget")
-    return AgentContext(topic, budget, items, text, counter.count(text), counter.name, counter.exact,
+    return AgentContext(topic, budget, items, text, tokens, counter.name, counter.exact,
                         tuple(entities), tuple(passages), len(candidates) - len(packed), ambiguous, tuple(notes))
 
 

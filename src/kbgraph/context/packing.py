@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .tokens import TokenCounter
 
 MIN_PASSAGE_TOKENS = 12  # a passage cut shorter than this (citation included) is not worth its line
+MIN_LINE_TOKENS = 3  # with less room than this left, no entity line could fit: packing stops
 ELLIPSIS = " …"
 _BOUNDARY = re.compile(r"(?<=[.!?:;])[\"')\]]*\s+|\n+")
 
@@ -52,16 +53,17 @@ def render(header: str, packed: list[Packed]) -> str:
     return "\n".join(lines)
 
 
-def pack(header: str, candidates, budget: int, max_items: int, counter: TokenCounter) -> tuple[str, list[Packed]]:
-    """(the rendered text, the items kept in order of value). candidates: an iterable, read lazily in
-    order of value; reading stops at max_items kept."""
+def pack(header: str, candidates, budget: int, max_items: int,
+         counter: TokenCounter) -> tuple[str, list[Packed], int]:
+    """(the rendered text, the items kept in order of value, the text's tokens). candidates: an iterable,
+    read lazily in order of value; reading stops at max_items kept, or when no line could fit any more."""
     used = counter.count(header) if header else 0
     if used > budget:
-        return "", []
+        return "", [], 0
     kept: list[Packed] = []
     opened: set[str] = set()
     for candidate in candidates:
-        if len(kept) >= max_items:
+        if len(kept) >= max_items or budget - used < MIN_LINE_TOKENS:
             break
         title_cost = 0 if candidate.section in opened else counter.count(SECTION_TITLES[candidate.section])
         item = _fit(candidate, budget - used - title_cost, counter)
@@ -71,14 +73,16 @@ def pack(header: str, candidates, budget: int, max_items: int, counter: TokenCou
         opened.add(candidate.section)
         used += title_cost + item.tokens
     text = render(header, kept)
-    while kept and counter.count(text) > budget:  # lines joined count as their sum; this is the proof
+    tokens = counter.count(text)
+    while kept and tokens > budget:  # lines joined count as their sum; this is the proof
         kept.pop()
         text = render(header, kept)
-    return text, kept
+        tokens = counter.count(text)
+    return text, kept, tokens
 
 
 def _fit(candidate: Candidate, room: int, counter: TokenCounter) -> Packed | None:
-    if room <= 0:
+    if room <= 0 or (candidate.body and room < MIN_PASSAGE_TOKENS):
         return None
     whole = f"{candidate.head}\n{candidate.body}" if candidate.body else candidate.head
     tokens = counter.count(whole)
@@ -88,7 +92,7 @@ def _fit(candidate: Candidate, room: int, counter: TokenCounter) -> Packed | Non
         return None
     head_tokens = counter.count(candidate.head)
     body_room = room - head_tokens - counter.count(ELLIPSIS)
-    if head_tokens + 1 > room or body_room < 1 or room < MIN_PASSAGE_TOKENS:
+    if head_tokens + 1 > room or body_room < 1:
         return None
     cut = trim(candidate.body, body_room, counter)
     if not cut:
