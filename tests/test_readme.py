@@ -31,3 +31,16 @@ def test_the_agent_context_lines_run_on_the_sample_vault(shared_sample):
         assert result.returncode == 0 and result.stdout.strip(), (line, result.stderr)
         budget = re.search(r"--budget (\d+)", line)
         assert len(result.stdout.splitlines()) <= (int(budget.group(1)) if budget else 2000)
+
+
+def test_the_memory_lines_run_on_the_sample_vault(indexed_vault):
+    import shlex
+
+    from .conftest import run_kbg
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [line.split("  #")[0] for line in re.findall(r"^kbg (?:note|fact|loop|brief) .*$", text, re.MULTILINE)]
+    assert len(lines) >= 6
+    for line in lines:
+        result = run_kbg(*shlex.split(line)[1:], "--vault", str(indexed_vault))
+        assert result.returncode == 0 and result.stdout.strip(), (line, result.stderr)

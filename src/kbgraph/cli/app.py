@@ -9,8 +9,7 @@ import click
 from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index_cmd, mentions_cmd, model_cmd,
                portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
-from . import memory_cmd
-from . import recall_cmd
+from . import capture_cmd, memory_cmd, recall_cmd
 from .wording import cli_words
 
 
@@ -37,6 +36,8 @@ cli.add_command(resolve_cmd.resolve)
 cli.add_command(graph_cmd.graph)
 cli.add_command(memory_cmd.fact)
 cli.add_command(memory_cmd.loop)
+cli.add_command(capture_cmd.note)
+cli.add_command(capture_cmd.brief)
 cli.add_command(context_cmd.context)
 cli.add_command(context_cmd.slice_)
 relations_cmd.register(entity_cmd.entity)

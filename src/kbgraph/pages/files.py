@@ -72,6 +72,29 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise StoreError(f"cannot write {path.name}: {exc.strerror}; the page was not changed") from exc
 
 
+def append_to_note(root: Path, rel_path: str, line: str, header: str = "") -> None:
+    """Append line to a note (created with header when missing): what was there stays byte-for-byte; a
+    last line without a newline gets one first, so the new line is a line of its own."""
+    path = Path(root) / rel_path
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(path, "x", encoding="utf-8") as handle:
+                handle.write(header + line + "\n")
+            return
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise StoreError(f"cannot create {rel_path}: {exc.strerror}") from exc
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StoreError(f"cannot read {rel_path}: {exc.strerror}; nothing was changed") from exc
+    newline = b"\r\n" if b"\r\n" in data else b"\n"
+    glue = b"" if not data or data.endswith(b"\n") else newline
+    _atomic_write(path, data + glue + line.encode("utf-8") + newline)
+
+
 PAGE_FOLDERS = {"person": "people", "project": "projects", "team": "teams", "technology": "tech",
                 "organization": "orgs", "concept": "concepts"}
 
