@@ -115,13 +115,56 @@ def test_add_then_remove_restores_any_page_ending_in_a_newline(prose, heading, w
 
 
 @settings(max_examples=100, deadline=None)
-@given(reason=st.text(max_size=60).filter(lambda r: "(until" not in r and not r.rstrip().endswith(")")),
+@given(reason=st.text(max_size=60).filter(lambda r: "(until" not in r and not r.rstrip().endswith((")", "]"))),
        until=st.one_of(st.none(), st.dates().map(lambda d: d.isoformat())))
 def test_any_reason_round_trips_through_a_line(reason, until):
     line = format_line("reports-to", "Ben Okafor", reason, until)
     (parsed,), problems = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
     assert problems == []
     assert (parsed.reason, parsed.valid_until) == (" ".join(reason.split()) or None, until)
+
+
+_dates = st.one_of(st.none(), st.dates().map(lambda d: d.isoformat()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(reason=st.one_of(st.none(), st.text(max_size=60).filter(lambda r: not r.rstrip().endswith((")", "]")))),
+       since=_dates, until=_dates, context=st.one_of(st.none(), st.text(max_size=30).filter(lambda c: "]" not in c)))
+def test_since_until_and_context_round_trip_through_a_line(reason, since, until, context):
+    line = format_line("reports-to", "Ben Okafor", reason, until, since, context)
+    (parsed,), problems = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
+    assert problems == []
+    assert (parsed.reason, parsed.valid_from, parsed.valid_until, parsed.context) == (
+        " ".join((reason or "").split()) or None, since, until, " ".join((context or "").split()) or None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(parts=st.permutations(["(since 2026-03-01)", "(until 2026-06-30)", "[context: dotted line]"]))
+def test_the_trailing_parts_read_in_any_order(parts):
+    (parsed,), _ = parse_relation_lines("## Relations\n\n- reports-to [[Ben]] — why " + " ".join(parts) + "\n", 0)
+    assert (parsed.reason, parsed.valid_from, parsed.valid_until, parsed.context) == (
+        "why", "2026-03-01", "2026-06-30", "dotted line")
+
+
+def test_lines_written_before_since_and_context_read_as_they_did():
+    text = ("## Relations\n\n- reports-to [[Ben Okafor]] — since the reorg (until 2026-06-30)\n"
+            "- mentors [[Sam Li]] — weekly (since January)\n- uses [[Kafka]] — see [the runbook]\n")
+    lines, problems = parse_relation_lines(text, 0)
+    assert problems == []
+    assert [(l.reason, l.valid_from, l.valid_until, l.context) for l in lines] == [
+        ("since the reorg", None, "2026-06-30", None),
+        ("weekly (since January)", None, None, None),  # not a date: still the reason's words
+        ("see [the runbook]", None, None, None),
+    ]
+
+
+def test_edits_touch_only_their_line_when_lines_carry_since_and_context():
+    page = ("# Dana\n\n## Relations\n\n- reports-to [[Ana Lima]] (until 2026-02-28)\n"
+            "- reports-to [[Ben Okafor]] — interim (since 2026-03-01) [context: dotted line]\n- uses [[Kafka]]\n")
+    edited = upsert_line(page, 0, format_line("reports-to", "Ana Lima", None, "2026-02-27"), _is("reports-to", "Ana Lima"))
+    assert edited == page.replace("(until 2026-02-28)", "(until 2026-02-27)")
+    removed, count = remove_lines(page, 0, _is("uses", "Kafka"))
+    assert (removed, count) == (page.replace("- uses [[Kafka]]\n", ""), 1)
 
 
 def test_lines_under_subheadings_of_relations_count_and_the_heading_stays():

@@ -474,7 +474,7 @@ def _frontmatter_relations(table: dict, entity_types, vocabulary, source: str,
 
 # Bump when what kbgraph reads from notes changes meaning for the same kbgraph.toml (new defaults),
 # so that the next `kbg index` reads every note again.
-READING_RULES = "2"
+READING_RULES = "3"  # 3: `(since DATE)` and `[context: ...]` on relation lines
 
 
 def _fingerprint(raw: dict) -> str:

@@ -74,6 +74,8 @@ class PageRelationLine:
     problem: str | None = None
     source: str = "section"  # "section" (## Relations) or "frontmatter:KEY"
     ordinal: int = 0  # several values of one frontmatter key share its line
+    valid_from: str | None = None  # `(since DATE)`
+    context: str | None = None  # `[context: ...]`
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ FLAGS = {
     "create_type": "--create", "target_name": "--target", "days": "--days", "status": "--status",
     "min_confidence": "--min-confidence", "doc_path": "--from-doc", "depth": "--depth", "max_hops": "--max-hops",
     "as_of": "--as-of", "direction": "--direction", "by": "--by", "format": "--format", "keep": "--keep",
-    "since": "--since", "budget": "--budget", "items": "--items", "topic": "--for", "names": "ENTITY", "me": "--me",
+    "since": "--since", "context": "--context",
+    "budget": "--budget", "items": "--items", "topic": "--for", "names": "ENTITY", "me": "--me",
     "kind": "--kind", "due": "--due", "source": "--source", "date": "--date", "on": "--on", "text": "TEXT",
     "fact_id": "ID", "loop_id": "ID", "capture": "the note",
 }

@@ -118,7 +118,10 @@ def page_relations(text: str, body_start: int, entities: list[EntityDecl], confi
             problem = str(exc)
         if line.valid_until is not None and parse_date(line.valid_until) != line.valid_until:
             problem = f"(until {line.valid_until}) is not a date; write YYYY-MM-DD"
-        out.append(PageRelationLine(line.line, line.type, line.target, line.reason, line.valid_until, problem))
+        if line.valid_from is not None and parse_date(line.valid_from) != line.valid_from:
+            problem = f"(since {line.valid_from}) is not a date; write YYYY-MM-DD"
+        out.append(PageRelationLine(line.line, line.type, line.target, line.reason, line.valid_until, problem,
+                                    valid_from=line.valid_from, context=line.context))
     return sorted(out, key=lambda r: r.line)
 
 

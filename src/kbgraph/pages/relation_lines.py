@@ -1,6 +1,8 @@
 """The `## Relations` section of an entity page: reading its lines and editing them minimally.
 
-A relation line reads `- reports-to [[Ben Okafor]] — reason (until 2026-06-30)`.
+A relation line reads `- reports-to [[Ben Okafor]] — reason (since 2026-03-01) (until 2026-06-30)
+[context: dotted line]`: the reason and the three trailing parts are optional, and the parts may come
+in any order at the end of the line (each once).
 Edits touch only the lines they add, replace or remove: the frontmatter, prose
 and every other section stay byte-for-byte as they were. Pure functions over
 strings, so round trips are easy to test.
@@ -18,7 +20,11 @@ _LINE = re.compile(
     r"^[ \t]*[-*+][ \t]+(?P<type>[A-Za-z][\w-]*)[ \t]+\[\[(?P<target>[^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]"
     r"(?P<rest>.*)$"
 )
-_UNTIL = re.compile(r"\s*\(until[ \t]+(?P<date>[^)]*)\)\s*$")
+# One trailing part of a line. `(since ...)` counts only when it looks like a date, so that a reason
+# written before since existed ("— since the reorg (since January)") reads as it did.
+_TAIL = re.compile(r"\s*(?:\(until[ \t]+(?P<until>[^)]*)\)|\(since[ \t]+(?P<since>\d{4}-\d\d-\d\d)\)"
+                   r"|\[context:[ \t]*(?P<context>[^\]\n]*)\])\s*$")
+_TAIL_PARTS = ("until", "since", "context")
 _REASON_SEP = re.compile(r"^\s*(?:—|–|--|-|:)\s*")
 _LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+\S")
 SECTION_TITLE = "Relations"
@@ -31,6 +37,8 @@ class RelationLine:
     reason: str | None
     valid_until: str | None  # as written; validated by the caller
     line: int  # 1-based line in the whole file
+    valid_from: str | None = None  # `(since DATE)`, as written; validated by the caller
+    context: str | None = None  # `[context: ...]`: where it holds ("dotted line"), beside another of its type
 
 
 @dataclass(frozen=True)
@@ -39,13 +47,30 @@ class LineProblem:
     message: str
 
 
-def format_line(type_name: str, target: str, reason: str | None, valid_until: str | None) -> str:
+def format_line(type_name: str, target: str, reason: str | None, valid_until: str | None,
+                valid_from: str | None = None, context: str | None = None) -> str:
     text = f"- {type_name} [[{target}]]"
     if reason:
         text += f" — {' '.join(reason.split())}"
+    if valid_from:
+        text += f" (since {valid_from})"
     if valid_until:
         text += f" (until {valid_until})"
+    if context and context.strip():
+        text += f" [context: {' '.join(context.split())}]"
     return text
+
+
+def _split_tail(rest: str) -> tuple[str, dict[str, str]]:
+    """rest without its trailing `(since …)`, `(until …)` and `[context: …]` parts, and what they say."""
+    parts: dict[str, str] = {}
+    while (match := _TAIL.search(rest)) is not None:
+        part = next(name for name in _TAIL_PARTS if match.group(name) is not None)
+        if part in parts:
+            break  # a part given twice: the earlier one stays in the reason
+        parts[part] = match.group(part).strip()
+        rest = rest[: match.start()]
+    return rest, parts
 
 
 def safe_target(name: str) -> bool:
@@ -80,16 +105,15 @@ def parse_relation_lines(text: str, body_offset: int) -> tuple[list[RelationLine
         for raw in body[content_start:end].split("\n"):
             match = _LINE.match(raw)
             if match:
-                rest = match.group("rest")
-                until = _UNTIL.search(rest)
-                if until:
-                    rest = rest[: until.start()]
+                rest, parts = _split_tail(match.group("rest"))
                 reason = _REASON_SEP.sub("", rest, count=1).strip() or None
                 lines.append(RelationLine(match.group("type"), match.group("target").strip(), reason,
-                                          until.group("date").strip() if until else None, line_no))
+                                          parts.get("until"), line_no, parts.get("since"),
+                                          " ".join(parts.get("context", "").split()) or None))
             elif _LIST_ITEM.match(raw):
                 problems.append(LineProblem(line_no, f"not a relation line: {raw.strip()[:80]!r}; expected "
-                                                     "`- TYPE [[Target]] — reason (until YYYY-MM-DD)`"))
+                                                     "`- TYPE [[Target]] — reason (since YYYY-MM-DD) (until YYYY-MM-DD) "
+                                                     "[context: …]`"))
             line_no += 1
     return lines, problems
 

@@ -62,6 +62,8 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
     if existing is not None:  # re-asserting without --reason / --valid-until keeps what was said before
         reason = reason if reason is not None else existing["reason"]
         until = until if until_given else existing["valid_until"]
+        since = since if since is not None else existing["valid_from"]
+        context = context if context is not None else existing["context"]
     today = today_iso()
     dated = since or (evidence.get("date") or "")[:10] or None if evidence else since
     found = (find_conflicts(store, ws.access, rtype, src, tgt, dated, context, today)
@@ -78,8 +80,9 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
             page_path = create_entity_page(ws.root, mirror.type, mirror.name)
             _reindex(ws, page_path)  # the new file becomes the entity's page; its id stays
         if page_path and safe_target(other.name):
-            line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until)
-            _check_round_trip(line, reason, until)
+            line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until, since,
+                               context)
+            _check_round_trip(line, reason, until, since, context)
             matches = line_matcher(vocab, mirror, rtype, src, tgt)
             edit_page(ws.root, page_path, lambda text, off: upsert_line(text, off, line, matches))
             origin, origin_doc_id = "page", store.get_document(LOCAL, path=page_path)["id"]
@@ -215,13 +218,17 @@ def _source_doc(store: Store, path: str | None) -> dict | None:
     return doc
 
 
-def _check_round_trip(line: str, reason: str | None, until: str | None) -> None:
+def _check_round_trip(line: str, reason: str | None, until: str | None, since: str | None = None,
+                      context: str | None = None) -> None:
     from ..pages.relation_lines import parse_relation_lines
 
     parsed, _ = parse_relation_lines("## Relations\n\n" + line + "\n", 0)
-    if len(parsed) != 1 or parsed[0].reason != reason or parsed[0].valid_until != until:
+    if len(parsed) == 1 and parsed[0].context != context:
+        raise InvalidInput(f"`context` {context!r} would not read back from the page line", param="context",
+                           hint="leave out ']' and line breaks")
+    if len(parsed) != 1 or (parsed[0].reason, parsed[0].valid_until, parsed[0].valid_from) != (reason, until, since):
         raise InvalidInput(f"`reason` {reason!r} would not read back from the page line", param="reason",
-                           hint="leave out '(until …)' and brackets at its end")
+                           hint="leave out '(since …)', '(until …)', '[context: …]' and brackets at its end")
 
 
 @dataclass(frozen=True)

@@ -201,11 +201,11 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
             continue
         if fields["from_frontmatter"]:  # a value carries no end date: one kbgraph recorded (a conflict) stays
             fields = {**fields, "valid_until": current["valid_until"]}
-        if current["origin"] != "page" or any(current[k] != fields[k] for k in ("reason", "valid_until",
-                                                                                 "origin_doc_id")):
-            # The line is the relation's home: its reason and date win; evidence and history stay.
+        if current["origin"] != "page" or any(current[k] != fields[k] for k in (
+                "reason", "valid_until", "valid_from", "context", "origin_doc_id")):
+            # The line is the relation's home: its reason, dates and context win; evidence and history stay.
             store.set_page_origin(current["id"], fields["reason"], fields["valid_until"], fields["origin_doc_id"],
-                                  now)
+                                  now, fields["valid_from"], fields["context"])
     return problems
 
 
@@ -229,7 +229,8 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
         other = store.get_entity(LOCAL, next(iter(by_file)))
     rtype, src, tgt = canonical(vocab, page_entity, line["type"], other)
     return (src.id, tgt.id, rtype.name), {
-        "reason": line["reason"], "valid_until": line["valid_until"], "origin": "page",
+        "reason": line["reason"], "valid_until": line["valid_until"], "valid_from": line["valid_from"],
+        "context": line["context"], "origin": "page",
         "origin_doc_id": line["doc_id"], "source_doc_id": line["doc_id"], "confidence": "manual",
         "from_frontmatter": (line["source"] or "").startswith("frontmatter:"),
     }

@@ -745,12 +745,25 @@ def m017_facts_and_loops(db: sqlite3.Connection) -> None:
     )
 
 
+def m018_relation_line_time(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- A `## Relations` line may say since when and in which context it holds:
+        -- `(since 2026-03-01)`, `[context: dotted line]`. The files are the relation's home, so
+        -- what --since and --context gave must be read back from them on a rebuild.
+        ALTER TABLE page_relation_lines ADD COLUMN valid_from TEXT;
+        ALTER TABLE page_relation_lines ADD COLUMN context TEXT;
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
     m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
     m013_doc_fts, m014_vector_prints, m015_governance_and_relation_history, m016_relation_generation,
-    m017_facts_and_loops,
+    m017_facts_and_loops, m018_relation_line_time,
 ]
 
 

@@ -211,9 +211,9 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         )
         db.executemany(
             "INSERT OR REPLACE INTO page_relation_lines (doc_id, line, ordinal, source, type, target, reason,"
-            " valid_until, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(doc_id, r.line, r.ordinal, r.source, r.type, r.target, r.reason, r.valid_until, r.problem)
-             for r in doc.relation_lines],
+            " valid_until, problem, valid_from, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(doc_id, r.line, r.ordinal, r.source, r.type, r.target, r.reason, r.valid_until, r.problem,
+              r.valid_from, r.context) for r in doc.relation_lines],
         )
         return doc_id
 
@@ -534,14 +534,15 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
         return self.get_relation(rel["source_id"], rel["target_id"], rel["type"])
 
     def set_page_origin(self, relation_id: int, reason: str | None, valid_until: str | None, origin_doc_id: int,
-                        now: str) -> None:
-        """Make a relation the page line's: its reason and valid_until exactly as the line says."""
-        self._record_history("r.id = ? AND (r.reason IS NOT ? OR r.valid_until IS NOT ? OR r.origin != 'page')",
-                             [relation_id, reason, valid_until], now, "edited", ended=False)
+                        now: str, valid_from: str | None = None, context: str | None = None) -> None:
+        """Make a relation the page line's: its reason, valid time and context exactly as the line says."""
+        self._record_history("r.id = ? AND (r.reason IS NOT ? OR r.valid_until IS NOT ? OR r.valid_from IS NOT ?"
+                             " OR r.context IS NOT ? OR r.origin != 'page')",
+                             [relation_id, reason, valid_until, valid_from, context], now, "edited", ended=False)
         self.db.execute(
-            "UPDATE relations SET reason = ?, valid_until = ?, origin = 'page', origin_doc_id = ?, updated_at = ?,"
-            " source_doc_id = coalesce(source_doc_id, ?) WHERE id = ?",
-            (reason, valid_until, origin_doc_id, now, origin_doc_id, relation_id),
+            "UPDATE relations SET reason = ?, valid_until = ?, valid_from = ?, context = ?, origin = 'page',"
+            " origin_doc_id = ?, updated_at = ?, source_doc_id = coalesce(source_doc_id, ?) WHERE id = ?",
+            (reason, valid_until, valid_from, context, origin_doc_id, now, origin_doc_id, relation_id),
         )
 
     def restore_relation(self, rel: dict) -> None:
@@ -770,10 +771,12 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
 
     def page_relation_lines(self) -> list[dict]:
         rows = self.db.execute(
-            "SELECT l.doc_id, d.path, l.line, l.type, l.target, l.reason, l.valid_until, l.problem, l.source"
+            "SELECT l.doc_id, d.path, l.line, l.type, l.target, l.reason, l.valid_until, l.problem, l.source,"
+            " l.valid_from, l.context"
             " FROM page_relation_lines l JOIN documents d ON d.id = l.doc_id ORDER BY d.path, l.line, l.ordinal"
         )
-        keys = ("doc_id", "path", "line", "type", "target", "reason", "valid_until", "problem", "source")
+        keys = ("doc_id", "path", "line", "type", "target", "reason", "valid_until", "problem", "source",
+                "valid_from", "context")
         return [dict(zip(keys, r)) for r in rows]
 
     def page_entity_ids(self) -> dict[int, tuple[int, str, str]]:
