@@ -79,6 +79,10 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
         if page_path is None and ws.config.create_pages and safe_target(mirror.name) and safe_target(other.name):
             page_path = create_entity_page(ws.root, mirror.type, mirror.name)
             _reindex(ws, page_path)  # the new file becomes the entity's page; its id stays
+        if (page_path is None and existing is not None and existing["origin"] == "page"
+                and other.page_path is not None and existing["origin_doc"] == other.page_path):
+            # Stated on the other end's page (its frontmatter): the change goes there, or the next index undoes it.
+            mirror, other, page_path = other, mirror, other.page_path
         if page_path and safe_target(other.name):
             line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until, since,
                                context)

@@ -184,7 +184,9 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
         desired.setdefault(key, []).append(fields)
     existing = {(r["source_id"], r["target_id"], r["type"]): r for r in store.page_relations()}
     # Two pages may state one relation; the page it was last written to keeps being its home. Within a
-    # page a `## Relations` line wins over a frontmatter value: only a line can say until when.
+    # page a `## Relations` line wins over a frontmatter value: only a line can say until when. What the
+    # chosen line or value says is the relation, as a rebuild would read it: a value says no end, so a
+    # relation whose `(until …)` line is gone is current again (its ended version stays in history).
     for options in desired.values():
         options.sort(key=lambda f: f["from_frontmatter"])
     desired = {key: next((f for f in options if key in existing and f["origin_doc_id"] == existing[key]["origin_doc_id"]),
@@ -199,8 +201,6 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
             store.upsert_relation({"source_id": key[0], "target_id": key[1], "type": key[2], **fields}, now,
                                   bump=False)
             continue
-        if fields["from_frontmatter"]:  # a value carries no end date: one kbgraph recorded (a conflict) stays
-            fields = {**fields, "valid_until": current["valid_until"]}
         if current["origin"] != "page" or any(current[k] != fields[k] for k in (
                 "reason", "valid_until", "valid_from", "context", "origin_doc_id")):
             # The line is the relation's home: its reason, dates and context win; evidence and history stay.
