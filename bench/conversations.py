@@ -130,7 +130,8 @@ def F(id, who, says, asks, values, topic="", answer="{v}"):
     return Fact(id, who, tuple(says), tuple(asks), tuple(values), topic or id, answer)
 
 
-NAMES_X = ["Ruth", "Gemma", "Oscar", "Milo", "Nell", "Rory", "Iris", "Dev", "Poppy", "Stan", "Wren", "Cleo"]
+NAMES_X = ["Ruth", "Gemma", "Oscar", "Milo", "Nell", "Rory", "Iris", "Dev", "Poppy", "Stan", "Wren", "Cleo", "Hattie",
+           "Otis", "Bea", "Alfie", "Ivy", "Reuben", "Edie", "Sid"]
 
 SINGLE = [
     # pets
@@ -658,6 +659,7 @@ class Conv:
     style: str
     dates: list
     blocks: dict = field(default_factory=dict)  # session -> [Block]
+    x_used: list = field(default_factory=list)
     questions: list = field(default_factory=list)
 
 
@@ -691,21 +693,23 @@ class Generator:
             if first not in avoid:
                 return Person(first, rng.choice(SURNAMES) if last else None, g)
 
-    def make_conv(self, index: int) -> Conv:
-        rng = self.rng
-        n = rng.choices([2, 3, 4], weights=[6, 3, 1])[0]
-        taken: set[str] = set()
+    def participants(self) -> list:
+        n = self.rng.choices([2, 3, 4], weights=[6, 3, 1])[0]
         people = []
         for _ in range(n):
-            p = self.person(True, taken | set(self.used_first))
-            taken.add(p.first)
+            p = self.person(True, set(self.used_first))  # a participant's first name is unique in the vault
+            self.used_first.append(p.first)
             people.append(p)
-        self.used_first += [p.first for p in people]
+        return people
+
+    def make_conv(self, index: int, people: list) -> Conv:
+        rng = self.rng
+        taken = set(self.used_first)  # third people: never a participant's name, unique in their conversation
         circle = {}
         for p in people:
             mine = []
             for _ in range(rng.randint(3, 4)):
-                q = self.person(False, taken)  # third people may share a first name with another conversation's
+                q = self.person(False, taken)
                 taken.add(q.first)
                 q.rel, q.of = rng.choice(RELATIONS_F if q.gender == "f" else RELATIONS_M), p
                 mine.append(q)
@@ -719,9 +723,15 @@ class Generator:
         style = ["full", "first", "timed"][index % 3]
         return Conv(slug, people, circle, rng.choice(CITIES), style, dates)
 
-    def other_name(self, conv: Conv) -> str:
-        taken = {p.first for p in conv.people} | {q.first for qs in conv.circle.values() for q in qs}
-        return self.rng.choice([x for x in NAMES_X if x not in taken])
+    def other_name(self, conv: Conv, *texts) -> str:
+        """A name for {X} (a partner, a friend getting married), only when a text has {X}: a new one in this
+        conversation while there are any, so one name is not two people."""
+        if not any("{X}" in t for t in texts):
+            return ""
+        fresh = [x for x in NAMES_X if x not in conv.x_used]
+        x = self.rng.choice(fresh or NAMES_X)
+        conv.x_used.append(x)
+        return x
 
     # planting ----------------------------------------------------------------
     def plant(self, conv: Conv, session: int, turns: list) -> None:
@@ -747,8 +757,14 @@ class Generator:
             counter[0] += 1
             return f"k{counter[0]}"
 
-        for ci in range(n_conv):
-            conv = self.make_conv(ci)
+        groups = [self.participants() for _ in range(n_conv)]
+        built = [self.make_conv(ci, group) for ci, group in enumerate(groups)]
+        thirds: dict[str, int] = {}
+        for c in built:
+            for q in (q for qs in c.circle.values() for q in qs):
+                thirds[q.first] = thirds.get(q.first, 0) + 1
+        self.ambiguous = {name for name, count in thirds.items() if count > 1}
+        for conv in built:
             topics: set = set()  # (subject, topic)
 
             def free(subject: str, topic: str) -> bool:
@@ -815,6 +831,8 @@ class Generator:
 
     def ask(self, fact_asks, subject: Person, speaker: Person, extra: dict) -> str:
         text = self.rng.choice(list(fact_asks))
+        if subject.of is not None and subject.first in self.ambiguous and "{S}" not in text:
+            text = text.replace("{P}", "{S}'s {rel} {P}")  # another conversation has a {P} too
         name = subject.first if (subject.last is None or self.rng.random() < 0.8) else subject.full
         slots = dict(S=name, P=subject.first, rel=subject.rel or "", poss=subject.her)
         if subject.of is not None:  # a third person: {S} is the participant whose circle holds them
@@ -822,10 +840,19 @@ class Generator:
         slots.update(extra)
         return text.format_map(slots)
 
+    def pick_name(self, conv, values, n=1):
+        """Values that are names (a boss, a partner): ones not yet used in this conversation."""
+        names = tuple(values) == tuple(NAMES_X)
+        fresh = [x for x in values if x not in conv.x_used] if names else list(values)
+        out = self.rng.sample(fresh if len(fresh) >= n else list(values), n)
+        if names:
+            conv.x_used.extend(out)
+        return out
+
     def plant_single(self, conv, fact: Fact, speaker, subject, key, fill):
         rng = self.rng
-        v = rng.choice(fact.values)
-        X = self.other_name(conv)
+        v = self.pick_name(conv, fact.values)[0]
+        X = self.other_name(conv, *fact.says, *fact.asks)
         turns = []
         pronoun = fact.who == "other" and rng.random() < 0.4
         Ref, ref = self.ref(subject, pronoun) if fact.who == "other" else ("", "")
@@ -847,7 +874,7 @@ class Generator:
         rng = self.rng
         v = rng.choice(fact.values)
         v, w = v if isinstance(v, tuple) else (v, "")
-        X = self.other_name(conv)
+        X = self.other_name(conv, *fact.says, *fact.asks)
         Ref, ref = self.ref(subject, False) if fact.who == "other" else ("", "")
         month = rng.choice(MONTHS)
         extra = dict(Ref=Ref, ref=ref, X=X, P=subject.first, poss_P=subject.her.capitalize(), month=month)
@@ -867,7 +894,7 @@ class Generator:
         n = len(conv.dates)
         cuts = sorted(rng.sample(range(n), len(items)))
         keys, answers = [], []
-        X = self.other_name(conv)
+        X = self.other_name(conv, *(say for say, _ in items))
         for (say, values), session in zip(items, cuts):
             v = rng.choice(values)
             k = key()
@@ -885,7 +912,7 @@ class Generator:
         session = self.free_session(conv)
         phrase, day = when_phrase(rng, conv.dates[session])
         v = rng.choice(fact.values)
-        X = self.other_name(conv)
+        X = self.other_name(conv, *fact.says, *fact.asks)
         k = key()
         extra = dict(when=phrase, When_cap=phrase[0].upper() + phrase[1:], X=X)
         turns = [Turn(speaker, fill(fact.says[0], speaker, v, extra=extra), k)]
@@ -913,8 +940,9 @@ class Generator:
             return
         i, j, sat = rng.choice(pairs)
         anchor_say, anchor_name = anchor_pick
-        X = self.other_name(conv)
-        act = rng.choice(ACTIVITIES).format(city=rng.choice(CITIES), X=X)
+        activity = rng.choice(ACTIVITIES)
+        X = self.other_name(conv, anchor_say, activity)
+        act = activity.format(city=rng.choice(CITIES), X=X)
         ka, k = key(), key()
         self.plant(conv, i, [Turn(speaker, anchor_say.format(X=X), ka),
                              Turn(self.other_speaker(conv, speaker), rng.choice(REACT))])
@@ -933,7 +961,7 @@ class Generator:
         if isinstance(values[0], tuple):
             v, w = rng.choice(values)
         else:
-            v, w = rng.sample(values, 2)
+            v, w = self.pick_name(conv, values, 2)
         ko, kn = key(), key()
         self.plant(conv, a, [Turn(speaker, upd["old"].format(v=v, w=w), ko)])
         self.plant(conv, b, [Turn(speaker, upd["new"].format(v=v, w=w), kn),
