@@ -261,6 +261,18 @@ def relations_stage(run: IndexRun) -> None:
         run.problems.extend(sync_page_relations(run.store, run.config.vocabulary, now))
 
 
+def conflicts_stage(run: IndexRun) -> None:
+    """Record contradictions between current relations the pages state (relations/stated_conflicts.py).
+    A run after kbgraph's own edit (only set) leaves them to that edit, which settles what it made."""
+    if run.only is not None:
+        return
+    from ..relations.records import now_iso, today_iso
+    from ..relations.stated_conflicts import record_stated_conflicts
+
+    with run.store.transaction():
+        record_stated_conflicts(run.store, run.config.vocabulary, today_iso(), now_iso())
+
+
 def memory_stage(run: IndexRun) -> None:
     """Turn the entity pages' `## Facts` and `## Loops` lines into facts and loops (pages whose content
     changed since last read); report lines that do not read."""
@@ -526,6 +538,7 @@ class Pipeline:
                 ("documents", documents_stage),
                 ("entities", entities_stage),
                 ("relations", relations_stage),
+                ("conflicts", conflicts_stage),
                 ("memory", memory_stage),
                 ("mentions", mentions_stage),
                 ("relate", _relate_stage),
