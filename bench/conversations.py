@@ -1083,7 +1083,7 @@ MODES = ("bm25", "vector", "hybrid")
 KS = (5, 10)
 
 
-def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True) -> dict:
+def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_vectors: tuple = ()) -> dict:
     sys.path.insert(0, str(REPO / "src"))
     from kbgraph.access import LOCAL
     from kbgraph.config import load_config
@@ -1110,16 +1110,22 @@ def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True) -> dict:
     bad = [(q["id"], t["path"], t["line"]) for q in questions for t in q["turns"] if t["line"] not in starts[t["path"]]]
     if bad:
         raise SystemExit(f"{len(bad)} labels are not chunk starts, e.g. {bad[:3]}")
-    runs = [(u, m) for u in UNITS for m in modes]
+    import dataclasses
+
+    runs = [(u, m, None) for u in UNITS for m in modes]
+    # [search] document_vectors: how a document is near the query (centroid, best-section, both), each measured
+    runs += [("document", m, dv) for dv in document_vectors for m in modes if m != "bm25"]
     scores: dict = {}
     pending, timing = [], {}
-    for unit, mode in runs:
-        name = f"{unit}s x {mode}"
+    for unit, mode, dv in runs:
+        name = f"{unit}s x {mode}" if dv is None else f"documents[{dv}] x {mode}"
+        run_config = config if dv is None else dataclasses.replace(
+            config, search=dataclasses.replace(config.search, document_vectors=dv))
         per_q = []
         t1 = time.perf_counter()
         try:
             for q in questions:
-                kwargs = dict(limit=max(KS), mode=mode, config=config)
+                kwargs = dict(limit=max(KS), mode=mode, config=run_config)
                 if unit == "passage":
                     kwargs["unit"] = "passage"
                 hits = search(store, q["question"], **kwargs).hits
@@ -1177,11 +1183,11 @@ def print_table(out: dict) -> None:
           f"{out['share_a_word']} share a content word with them; indexed in {out['index_seconds']} s")
     cols = list(KINDS) + ["all", "shares a word", "no shared word"]
     print("recall@5 / recall@10 of the answering turns (%)")
-    print(f"{'run':<22}" + "".join(f"{c:>16}" for c in cols) + f"{'ms/q':>8}")
-    print(f"{'(questions)':<22}" + "".join(f"{next(iter(out['scores'].values()))[c]['n']:>16}" for c in cols))
+    print(f"{'run':<32}" + "".join(f"{c:>16}" for c in cols) + f"{'ms/q':>8}")
+    print(f"{'(questions)':<32}" + "".join(f"{next(iter(out['scores'].values()))[c]['n']:>16}" for c in cols))
     for name, table in out["scores"].items():
         cells = "".join(f"{table[c]['r@5']:>8.1f}{table[c]['r@10']:>8.1f}" for c in cols)
-        print(f"{name:<22}{cells}{out['ms_per_query'][name]:>8.0f}")
+        print(f"{name:<32}{cells}{out['ms_per_query'][name]:>8.0f}")
     print("* chance: the right conversation's sessions in random order (k / sessions), a floor for the document rows")
     for line in out["pending"] + out["notes"]:
         print("note:", line)
@@ -1195,6 +1201,8 @@ def main() -> None:
     ap.add_argument("--eval", type=Path, help="index this generated vault and score the questions")
     ap.add_argument("--modes", default=",".join(MODES), help="search modes to run (default bm25,vector,hybrid)")
     ap.add_argument("--no-index", action="store_true", help="score on the existing index")
+    ap.add_argument("--document-vectors", default="", help="also score documents with these [search] document_vectors,"
+                                                             " comma-separated (centroid, best-section, both)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not args.out and not args.eval:
@@ -1206,7 +1214,8 @@ def main() -> None:
               f"{info['turns']} turns, {info['questions']} questions (seed {args.seed}, scale {args.scale})",
               file=sys.stderr if args.eval else sys.stdout)
     if args.eval:
-        out = evaluate(args.eval, tuple(args.modes.split(",")), reindex=not args.no_index)
+        out = evaluate(args.eval, tuple(args.modes.split(",")), reindex=not args.no_index,
+                       document_vectors=tuple(v for v in args.document_vectors.split(",") if v))
         if args.json:
             out.pop("index", None)
             print(json.dumps(out, indent=1))
