@@ -230,3 +230,24 @@ def test_init_me_appends_one_table_and_keeps_the_rest(tmp_path):
     other = run_kbg("init", str(root), "--me", "Ben Okafor")
     assert other.returncode != 0 and "already says [me]" in other.stderr
     assert (root / "kbgraph.toml").read_text() == text
+
+
+def test_a_free_text_reason_on_a_typed_relation_is_no_role(owned):
+    root, store = owned  # "SRE on Platform" says what the relation is about, not what Ana calls Gina
+    _write(root, {"people/ana-lima.md": PAGES["people/ana-lima.md"] + "- manages [[Gina Ross]] — platform migration\n"})
+    index_vault(root)
+    answer = ask(root, store, "what is the status of my platform migration")
+    assert answer.status == "not-applicable" and answer.tie is None
+
+
+def test_the_passages_are_the_persons_own_sections(owned):
+    root, store = owned
+    _write(root, {"notes/2026-03-09-retro.md": "---\ndate: 2026-03-09\n---\n# Retro\n\n## Kafka\nThe Kafka upgrade"
+                  " slipped again; Atlas depends on it.\n\n## People\n[[Ben Okafor]] chaired.\n"})
+    index_vault(root)
+    answer = ask(root, store, "what does my manager's project depend on?")
+    assert answer.tie.person == "Ben Okafor" and answer.passages
+    for hit in answer.passages:  # the retro's Kafka section is about the question, but not Ben's
+        text = (root / hit.path).read_text().splitlines()[hit.line - 1:hit.line + 3]
+        assert hit.path == "people/ben-okafor.md" or any("Ben" in line for line in text), (hit.path, hit.line)
+    assert ("notes/2026-03-09-retro.md", 7) not in {(h.path, h.line) for h in answer.passages}

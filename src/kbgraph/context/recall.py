@@ -20,6 +20,7 @@ when any of them moves.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -46,8 +47,9 @@ GAP = 2  # words allowed between "my" and the relationship word ("my older siste
 _LINKING = {"of", "to", "with", "by", "has", "is", "for"}
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
 _SEED_NAMES = {name for t in SEED_TYPES for name in (t.name, t.inverse) if name}
-_CACHE: dict[int, dict] = {}
+_CACHE: "weakref.WeakKeyDictionary[Store, dict]" = weakref.WeakKeyDictionary()  # gone with its store
 _CACHE_SIZE = 128
+PASSAGE_POOL = 200  # sections read to find the person's own among the best
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,8 @@ def recall(store: Store, config: Config, query: str, flt: DocFilter | None = Non
     day = today or date.today().isoformat()
     flt = flt or DocFilter()
     revisions = _revisions(store)
-    key = (query, flt, limit, access, config.me, day, config.search)
-    cache = _CACHE.setdefault(id(store), {})
+    key = (query, flt, limit, access, config.me, day, config.search, config.fingerprint)  # fingerprint: the types
+    cache = _CACHE.setdefault(store, {})
     held = cache.get(key)
     if held is not None and held.revisions == revisions:
         return held
@@ -143,7 +145,8 @@ def _recall(store: Store, config: Config, query: str, flt: DocFilter, limit: int
     tie = ties[0]
     return Recall(query, "answered", f"{tie.term}: {tie.relation}", owner.name, terms, tie,
                   facts=_facts(store, access, tie.person_id, words),
-                  passages=_passages(store, config, query, flt, limit, access, tie.person_id), revisions=revisions)
+                  passages=_passages(store, config, _rest(query, tie.term), flt, limit, access, tie.person_id),
+                  revisions=revisions)
 
 
 def owner_ties(store: Store, config: Config, owner_id: int, owner_name: str, access: Access,
@@ -168,17 +171,20 @@ def owner_ties(store: Store, config: Config, owner_id: int, owner_name: str, acc
 
 def relation_terms(read_type: str, reason: str | None, context: str | None) -> tuple[str, ...]:
     """What the owner calls the other end of a relation read as read_type: the built-in words for a
-    seed type; for any other type its name's words without linking words ("sister-of": "sister");
-    and a short reason or context (up to three words, and its last word: "older sister", "sister")."""
+    seed type; for a type of the user's own, its name's words without linking words ("sister-of":
+    "sister"); for `custom`, whose reason is its type (`- custom [[Priya]] — sister`), the whole reason
+    when it is one to three words. Other reasons and contexts are free text ("SRE on Platform"), never
+    a role: a wrong person is worse than no answer."""
     terms = list(ROLE_WORDS.get(read_type, ()))
     if read_type not in _SEED_NAMES:  # a type of the user's own: its name is what they call the person
         words = [w for w in re.split(r"[-_\s]+", read_type.lower()) if w and w not in _LINKING]
         if words:
             terms.append(" ".join(words))
-    for text in (reason, context):
-        words = query_words(text or "")
-        if 0 < len(words) <= 3:
-            terms += [" ".join(words), words[-1]]
+    if read_type == "custom":
+        for text in (reason, context):
+            words = query_words(text or "")
+            if 0 < len(words) <= 3:
+                terms.append(" ".join(words))
     return tuple(dict.fromkeys(terms))
 
 
@@ -217,10 +223,25 @@ def _facts(store: Store, access: Access, person_id: int, words: list[str]) -> tu
 
 def _passages(store: Store, config: Config, query: str, flt: DocFilter, limit: int, access: Access,
               person_id: int) -> tuple[SearchHit, ...]:
+    """The person's own passages for the query: sections that name them or belong to their page (not
+    any section of a note that names them somewhere), best first, filters applied in the store."""
     from ..search import search
 
-    result = search(store, query, flt, limit, config=config, entity=person_id, access=access, unit="passage")
-    return result.hits
+    theirs = {row[3] for row in store.chunks_mentioning(access, [person_id], flt, limit=PASSAGE_POOL)}
+    if not theirs:
+        return ()
+    result = search(store, query, flt, min(PASSAGE_POOL, limit * 10), config=config, entity=person_id, access=access,
+                    unit="passage")
+    return tuple(hit for hit in result.hits if hit.chunk_id in theirs)[:limit]
+
+
+def _rest(query: str, term: str) -> str:
+    """The query without "my"/"our" and the relationship words, which the person's notes need not
+    say ("what does my manager's project depend on" -> "what does project depend on"); the query
+    itself when nothing else is left."""
+    dropped = set(OWNER_WORDS) | set(query_words(term))
+    kept = [w for w in _WORD.findall(query) if not set(query_words(w)) <= dropped]
+    return " ".join(kept) if any(ch.isalnum() for ch in "".join(kept)) else query
 
 
 def _revisions(store: Store) -> tuple:
