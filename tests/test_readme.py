@@ -44,3 +44,21 @@ def test_the_memory_lines_run_on_the_sample_vault(indexed_vault):
     for line in lines:
         result = run_kbg(*shlex.split(line)[1:], "--vault", str(indexed_vault))
         assert result.returncode == 0 and result.stdout.strip(), (line, result.stderr)
+
+
+def test_the_passage_and_recall_lines_run_on_the_sample_vault(shared_sample):
+    import json
+    import shlex
+
+    from .conftest import run_kbg
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [line.split("  #")[0] for line in re.findall(r"^kbg (?:recall .*|search .*--passages.*)$", text, re.MULTILINE)]
+    assert len(lines) >= 3
+    outcomes = []
+    for line in lines:
+        result = run_kbg(*shlex.split(line)[1:], "--vault", str(shared_sample), "--json")
+        assert result.returncode == 0, (line, result.stderr)
+        out = json.loads(result.stdout)
+        outcomes.append(out.get("status") or out.get("unit"))
+    assert outcomes == ["passage", "answered", "abstained"]
