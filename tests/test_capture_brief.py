@@ -12,6 +12,7 @@ from kbgraph.access import LOCAL
 from kbgraph.context.brief import BriefItem, brief_entity, brief_today, dated_score, loop_score, recency, top, urgency
 from kbgraph.context.capture import capture, parse_capture
 from kbgraph.context.loops import resolve_loop
+from kbgraph.entities.lookup import find_entity
 from kbgraph.errors import Ambiguous, InvalidInput, NotFound
 from kbgraph.workspace import Workspace
 
@@ -150,3 +151,26 @@ def test_note_and_brief_on_the_command_line(indexed_vault: Path):
     data = json.loads(run_kbg("brief", "--today", *v, "--json").stdout)
     assert data["about"] == "today" and len(data["items"]) <= 3
     assert run_kbg("brief", *v).returncode == 2
+
+
+@pytest.mark.parametrize("text, words", [
+    ("person: Arjun; alias: AJX; alias: AJX; int: tea", "part 3 'alias: AJX': repeats part 2"),
+    ("person: Zoe Quinn; alias: ZQ; alias: zq; int: tea", "part 3 'alias: zq': repeats part 2"),
+])
+def test_a_repeated_alias_is_refused_before_anything_is_written(ws, text, words):
+    digest = tree_digest(ws.root)
+    entities = sorted((e.name, e.aliases) for e in ws.store.list_entities(LOCAL))
+    with pytest.raises(InvalidInput) as raised:
+        capture(ws, text)
+    assert words in str(raised.value)
+    assert tree_digest(ws.root) == digest and ws.store.facts(LOCAL, include_superseded=True) == []
+    assert sorted((e.name, e.aliases) for e in ws.store.list_entities(LOCAL)) == entities
+
+
+def test_a_page_that_would_refuse_a_line_refuses_the_capture_before_any_alias(ws):
+    page = ws.root / "people/arjun-mehta.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n```\nan open code block\n", encoding="utf-8")
+    digest = tree_digest(ws.root)
+    with pytest.raises(InvalidInput, match="would not read back"):
+        capture(ws, "person: Arjun; alias: AJX; int: tea")
+    assert tree_digest(ws.root) == digest and "AJX" not in find_entity(ws.store, "Arjun Mehta").aliases

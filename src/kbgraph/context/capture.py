@@ -23,11 +23,11 @@ from ..access import LOCAL
 from ..entities.lookup import find_entity
 from ..errors import InvalidInput, NotFound
 from ..model import Entity
-from ..pages.memory_lines import read_fact
+from ..pages.memory_lines import FACTS, LOOPS, format_fact, format_loop, read_fact
 from ..workspace import Workspace
 from .facts import KIND_WORDS, _check_line, fact_kind
 from .loops import split_due
-from .memory import clean, today_iso
+from .memory import check_appends, clean, today_iso
 
 _PART = re.compile(r"^\s*(?P<key>[A-Za-z][\w-]*)\s*:\s*(?P<value>.*?)\s*$", re.DOTALL)
 FACT_KEYS = {"interest", "role", "note", "event", *KIND_WORDS}
@@ -89,10 +89,24 @@ def parse_capture(text: str, entity_types: tuple[str, ...]) -> CaptureLine | Non
                            f" (`person: Name`, `entity: Name`)", param="capture")
     name = clean(first.group("value"), "capture")
     parts = [_part(i + 2, chunk, entity_types) for i, chunk in enumerate(chunks[1:])]
+    _refuse_repeated_aliases(chunks, parts)
     if not parts:
         raise InvalidInput(f"{chunks[0].strip()!r} says nothing about {name}: add `; int: …`, `; loop: …`",
                            param="capture")
     return CaptureLine(None if head == "entity" else head, name, tuple(parts))
+
+
+def _refuse_repeated_aliases(chunks: list[str], parts: list[Part]) -> None:
+    """An alias given twice (in any case) is an error naming both parts: stored once, the second would fail
+    half-way through the writes."""
+    seen: dict[str, int] = {}
+    for number, part in enumerate(parts, start=2):
+        if part.key != "alias":
+            continue
+        first = seen.setdefault(part.text.casefold(), number)
+        if first != number:
+            raise InvalidInput(f"part {number} {chunks[number - 1].strip()!r}: repeats part {first}; give each alias"
+                               " once", param="capture")
 
 
 def _part(number: int, chunk: str, entity_types: tuple[str, ...]) -> Part:
@@ -137,6 +151,8 @@ def capture(ws: Workspace, text: str, confirm: bool = False, today: str | None =
     aliases = [p.text for p in line.parts if p.key == "alias"]
     for alias in aliases:
         _check_alias(ws, alias, entity, line.entity_type)
+    if entity is not None and entity.page_path:  # a page that would refuse a line refuses it now
+        check_appends(ws, entity.page_path, _page_lines(line))
     stored = _store(ws, line, entity, new, aliases, today)
     if question is not None:  # read as its closest entity: said, never silent
         read_as = f"{question.name!r} was read as {question.candidate} (P={question.probability:.2f})"
@@ -197,6 +213,11 @@ def _check_alias(ws: Workspace, alias: str, entity: Entity | None, entity_type: 
                            param="capture")
 
 
+def _page_lines(line: CaptureLine) -> list[tuple[str, str]]:
+    return [(LOOPS, format_loop(p.text, p.date)) if p.key == "loop" else (FACTS, format_fact(p.key, p.text, p.date))
+            for p in line.parts if p.key != "alias"]
+
+
 def _store(ws: Workspace, line: CaptureLine, entity: Entity | None, new: bool, aliases: list[str],
            today: str) -> Captured:
     from ..entities.merging import merge_entities
@@ -207,11 +228,13 @@ def _store(ws: Workspace, line: CaptureLine, entity: Entity | None, new: bool, a
     if entity is None:  # new: `person: Name` and nobody by that name
         entity = create_entity(ws, line.entity_type or "person", line.name)
     facts, loops, warnings, added = [], [], [], []
+    known = {n.casefold() for n in (entity.name, *entity.aliases)}
     for alias in aliases:
-        if alias.casefold() in {n.casefold() for n in (entity.name, *entity.aliases)}:
+        if alias.casefold() in known:
             continue
         create_entity(ws, entity.type, alias)
         merge_entities(ws, alias, entity.name)
+        known.add(alias.casefold())
         added.append(alias)
     for part in line.parts:
         if part.key == "loop":

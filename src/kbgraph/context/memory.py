@@ -121,14 +121,27 @@ def edit(ws: Workspace, page: str, change: Callable[[str, int], str]) -> None:
 
 def append(ws: Workspace, page: str, title: str, line: str) -> None:
     """Add line to the page's `## {title}` section; refused (nothing written) when it would not read back."""
-    def change(text: str, offset: int) -> str:
-        out = append_line(text, offset, title, line)
-        if _count(out, offset, title, line) != _count(text, offset, title, line) + 1:
-            raise InvalidInput(f"a line added to {page} would not read back (is a code block there left open?);"
-                               " nothing was changed", hint="check the page")
-        return out
+    edit_page(ws.root, page, lambda text, offset: _appended(text, offset, page, title, line))
 
-    edit_page(ws.root, page, change)
+
+def check_appends(ws: Workspace, page: str, lines: list[tuple[str, str]]) -> None:
+    """Raise what appending each (title, line) in turn would raise, writing nothing: for callers that write
+    several lines and must fail before the first one."""
+    def dry_run(text: str, offset: int) -> str:
+        out = text
+        for title, line in lines:
+            out = _appended(out, offset, page, title, line)
+        return text
+
+    edit_page(ws.root, page, dry_run)
+
+
+def _appended(text: str, offset: int, page: str, title: str, line: str) -> str:
+    out = append_line(text, offset, title, line)
+    if _count(out, offset, title, line) != _count(text, offset, title, line) + 1:
+        raise InvalidInput(f"a line added to {page} would not read back (is a code block there left open?);"
+                           " nothing was changed", hint="check the page")
+    return out
 
 
 def _count(text: str, offset: int, title: str, line: str) -> int:
