@@ -146,3 +146,26 @@ def test_a_deleted_page_leaves_its_facts_in_history(ws):
     index_vault(ws.root, store=ws.store)
     assert ws.store.get_fact(LOCAL, fact.id) is None or ws.store.get_fact(LOCAL, fact.id).change == "removed"
     assert ws.store.facts(LOCAL, include_superseded=True)[0].change == "removed"
+
+
+def test_a_line_typed_into_nonsense_is_a_warning_and_its_item_stays(ws):
+    fact = add_fact(ws, "Arjun", "role", "VP Eng", "2026-01-02").item
+    other = add_fact(ws, "Arjun", "interest", "fountain pens").item
+    loop = add_loop(ws, "Arjun", "ask about the surgery @2026-08-15").item
+    page = ws.root / ARJUN
+    good = page.read_text(encoding="utf-8")
+    broken = good.replace("- role: VP Eng", "- role VP Eng").replace("@2026-08-15", "@2026-08-1x")
+    broken = broken.replace("- interest: fountain pens", "- interest: fountain pens and ink")
+    page.write_text(broken, encoding="utf-8")
+    report = index_vault(ws.root, store=ws.store)
+    assert len(report.problems) == 2 and all(p.severity == "warning" for p in report.problems)
+    assert (ws.store.get_fact(LOCAL, fact.id).change, ws.store.get_loop(LOCAL, loop.id).status) == (None, "open")
+    edited = ws.store.get_fact(LOCAL, other.id)  # a line that still reads is an edit, as without the typos
+    assert edited.change == "edited"
+    page.write_text(good.replace("- interest: fountain pens", "- interest: fountain pens and ink"), encoding="utf-8")
+    assert index_vault(ws.root, store=ws.store).problems == ()
+    assert ws.store.get_fact(LOCAL, fact.id) == fact  # the same id, source and recorded time
+    assert ws.store.get_loop(LOCAL, loop.id) == loop
+    page.write_text(good.replace("- role: VP Eng (2026-01-02)\n", ""), encoding="utf-8")  # really gone now
+    index_vault(ws.root, store=ws.store)
+    assert ws.store.get_fact(LOCAL, fact.id).change == "removed"

@@ -3,20 +3,24 @@
 A page is read again only when its content changed since its lines were last read. Lines match
 stored rows by what they say (kind, text, date for a fact; text and due date for a loop):
 - a line that matches keeps its row (and its source, its recorded time);
-- a fact line that changed is an edit: the new row supersedes the old one (change "edited");
+- a fact line that changed is an edit: the new row supersedes the old one it is most like (change "edited");
 - a fact line that is gone leaves its row in history (change "removed"); a loop line that is gone
   leaves an open loop "dropped" and a resolved one as it was;
 - a loop line ticked (`- [x]`) resolves its loop, unticked reopens it.
-Lines that read as neither are warnings with file:line, reported on every run until fixed.
+Lines that read as neither are warnings with file:line, reported on every run until fixed. While a section
+has such a line, a row no line says is kept as it is (the broken line may be its own, typed into
+nonsense): it is retired only once the section reads cleanly and its line is still gone, and fixing the
+typo finds the same row, its id, source and recorded time.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from ..model import Problem
-from ..pages.memory_lines import FactLine, LoopLine, parse_memory_lines
+from ..pages.memory_lines import FACTS, LOOPS, FactLine, LoopLine, format_fact, parse_memory_lines
 from ..store.base import Store
 
 
@@ -39,8 +43,8 @@ def sync_page_memory(store: Store, root: Path, config, now: str) -> list[Problem
         facts, loops, problems = parse_memory_lines(raw.text, body_offset)
         governance = (page["owner"], page["visibility"], page["sensitivity"])
         store.rehome_memory(page["doc_id"], page["path"], page["entity_key"], page["entity_name"], governance)
-        _sync_facts(store, page, facts, now)
-        _sync_loops(store, page, loops, now)
+        _sync_facts(store, page, facts, now, broken=[p.raw for p in problems if p.title == FACTS])
+        _sync_loops(store, page, loops, now, broken=[p.raw for p in problems if p.title == LOOPS])
         store.save_memory_page(page["doc_id"], raw.content_hash, [(p.line, p.message) for p in problems])
     for doc_id in store.memory_homes() - set(pages):  # a page deleted, or no longer an entity's page
         _sync_facts(store, None, [], now, doc_id)
@@ -71,18 +75,39 @@ def _split(rows: list, lines: list, identity) -> tuple[list, list]:
     return [row for held in free.values() for row in held], new
 
 
-def _sync_facts(store: Store, page: dict | None, lines: list[FactLine], now: str, doc_id: int | None = None) -> None:
+def _sync_facts(store: Store, page: dict | None, lines: list[FactLine], now: str, doc_id: int | None = None,
+                broken: list[str] | None = None) -> None:
     rows = store.page_facts(page["doc_id"] if page else doc_id)
     gone, new = _split(rows, lines, lambda f: (f.kind, f.text, f.date))
+    edits = _pair(gone, [format_fact(*line.identity) for line in new], broken or [])
     for index, line in enumerate(new):
         fact_id = store.add_fact({**_row(page, now), "kind": line.kind, "text": line.text, "date": line.date})
-        if index < len(gone):  # a line edited in place: the new statement supersedes the old
-            store.supersede_fact(gone[index].id, fact_id, "edited", now)
-    for old in gone[len(new):]:
-        store.supersede_fact(old.id, None, "removed", now)
+        if index in edits:  # a line edited in place: the new statement supersedes the old
+            store.supersede_fact(gone[edits[index]].id, fact_id, "edited", now)
+    if not broken:
+        for index, old in enumerate(gone):
+            if index not in edits.values():
+                store.supersede_fact(old.id, None, "removed", now)
 
 
-def _sync_loops(store: Store, page: dict | None, lines: list[LoopLine], now: str, doc_id: int | None = None) -> None:
+def _pair(gone: list, edited: list[str], broken: list[str]) -> dict[int, int]:
+    """{index in edited: index in gone}: each gone row goes to the line it is most like, an edited line or a
+    broken one (which keeps it), most alike first; a row or line is used once."""
+    said = [format_fact(row.kind, row.text, row.date).lower() for row in gone]
+    lines = [*edited, *broken]
+    scores = sorted(((-SequenceMatcher(None, said[r], lines[j].lower()).ratio(), r, j)
+                     for r in range(len(gone)) for j in range(len(lines))))
+    used_rows: set[int] = set()
+    pairs: dict[int, int] = {}
+    for _, r, j in scores:
+        if r not in used_rows and j not in pairs:
+            used_rows.add(r)
+            pairs[j] = r
+    return {j: r for j, r in pairs.items() if j < len(edited)}
+
+
+def _sync_loops(store: Store, page: dict | None, lines: list[LoopLine], now: str, doc_id: int | None = None,
+                broken: list[str] | None = None) -> None:
     rows = store.page_loops(page["doc_id"] if page else doc_id)
     by_identity = {(row.text, row.due): row for row in rows}
     gone, new = _split(rows, lines, lambda row: (row.text, row.due))
@@ -99,6 +124,6 @@ def _sync_loops(store: Store, page: dict | None, lines: list[LoopLine], now: str
         status = "resolved" if line.done else "open"
         store.add_loop({**_row(page, now), "text": line.text, "due": line.due, "status": status,
                         "resolved_on": (line.resolved_on or today) if line.done else None, "updated_at": now})
-    for old in gone:
+    for old in gone if not broken else ():  # while a line is broken, it may be this loop's
         if old.status == "open":
             store.set_loop_status(old.id, "dropped", None, now)

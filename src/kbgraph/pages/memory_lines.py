@@ -60,6 +60,8 @@ class LoopLine:
 class MemoryProblem:
     line: int
     message: str
+    title: str = ""  # the section it is in: FACTS or LOOPS
+    raw: str = ""  # the line as written
 
 
 def clean_text(text: str) -> str:
@@ -166,7 +168,7 @@ def parse_memory_lines(text: str, body_offset: int) -> tuple[list[FactLine], lis
             value = read(raw, line_no)
             if isinstance(value, str):
                 problems.append(MemoryProblem(line_no, f"{value} under ## {title}: {raw.strip()[:80]!r};"
-                                                       f" expected {shape}"))
+                                                       f" expected {shape}", title, raw.strip()))
             else:
                 out.append(value)
     return facts, loops, problems
