@@ -157,6 +157,7 @@ def test_slice_lines_are_short_and_mark_uncertainty(store_and_config, wordpiece)
     assert "- skip level reports to: Ben Okafor (inferred)" in arjun.lines
     lines = result.text.splitlines()
     assert result.tokens / len(lines) <= 20  # ~15 tokens a line
+    assert max(wordpiece.count(line) for line in lines) <= 32
     plain = slice_entities(store, config, ["Arjun Mehta"], counter=wordpiece)
     assert not any("(inferred)" in line for line in plain.text.splitlines())
 
@@ -236,3 +237,24 @@ def test_slice_lists_current_facts_and_open_loops(indexed_vault):
     assert "- open loop: return the book (overdue 2020-01-02)" in lines
     assert "- open loop: ask about the surgery (due 2026-08-15)" in lines
     assert not any("offsite" in line for line in lines)  # resolved
+
+
+def test_every_slice_line_is_short_however_long_a_fact(indexed_vault, wordpiece):
+    from kbgraph.context.facts import add_fact
+    from kbgraph.context.loops import add_loop
+    from kbgraph.context.slice import MAX_CARD_TOKENS, MAX_LINE_TOKENS
+    from kbgraph.workspace import Workspace
+
+    words = " ".join(["a fountain pen collector who writes letters by hand every single weekend"] * 25)
+    with Workspace.open(str(indexed_vault)) as ws:
+        add_fact(ws, "Arjun Mehta", "interest", words, "2026-03-01")
+        add_loop(ws, "Arjun Mehta", words, "2026-08-15")
+        result = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-05-01", counter=wordpiece)
+    lines = result.text.splitlines()
+    assert max(wordpiece.count(line) for line in lines) <= MAX_CARD_TOKENS
+    fact = next(line for line in lines if line.startswith("- interest: a fountain pen"))
+    loop = next(line for line in lines if line.startswith("- open loop: a fountain pen"))
+    assert fact.endswith("… (2026-03-01)") and loop.endswith("… (due 2026-08-15)")
+    assert wordpiece.count(fact) <= MAX_LINE_TOKENS and wordpiece.count(loop) <= MAX_LINE_TOKENS
+    assert " hand every single weekend" not in fact  # cut at a word's end, long before the end
+    assert result.tokens < 300

@@ -24,6 +24,8 @@ from .tokens import TokenCounter, token_counter
 MAX_ENTITIES = 3
 MAX_FACTS = 5  # current facts listed per entity, newest first
 MAX_LOOPS = 3  # open loops listed per entity, soonest due first
+MAX_LINE_TOKENS = 20  # a fact or loop line: its text is cut to fit (ending "…"), its date kept
+MAX_CARD_TOKENS = 32  # a who or relation line: cut only when names are very long
 
 
 @dataclass(frozen=True)
@@ -60,28 +62,50 @@ def slice_entities(store: Store, config: Config, names: list[str] | tuple[str, .
     entities = list({e.id: e for e in (find_entity(store, name, access=access) for name in names)}.values())
     cards = entity_cards(store, config.vocabulary, entities, access, today, include_expired=include_expired,
                          include_inferred=include_inferred, include_suggestions=True)
-    slices = tuple(EntitySlice(e.id, e.name, e.type, (*cards[e.id].lines(), *extra_lines(store, e, access, today)))
-                   for e in entities)
+    slices = tuple(EntitySlice(e.id, e.name, e.type, (
+        *(cut_line("", line, "", MAX_CARD_TOKENS, counter) for line in cards[e.id].lines()),
+        *extra_lines(store, e, access, today, counter))) for e in entities)
     text = "\n".join(line for s in slices for line in s.lines)
     notes = (counter.note,) if counter.note else ()
     return AgentSlice(slices, text, counter.count(text), counter.name, counter.exact, notes)
 
 
-def extra_lines(store: Store, entity: Entity, access: Access, today: str) -> tuple[str, ...]:
+def extra_lines(store: Store, entity: Entity, access: Access, today: str,
+                counter: TokenCounter | None = None) -> tuple[str, ...]:
     """What else is known of the entity, one short line each: its current facts, newest first
     (`- interest: fountain pens (2026-03-01)`), then its open loops, soonest due first
     (`- open loop: ask about the surgery (due 2026-08-15)`, `overdue` once the day has passed). At most
-    MAX_FACTS and MAX_LOOPS lines; a last line counts the rest."""
+    MAX_FACTS and MAX_LOOPS lines; a last line counts the rest. Each line is at most MAX_LINE_TOKENS: a long
+    text is cut, ending "…", and its date kept."""
+    counter = counter or token_counter()
     key = store.entity_keys([entity.id]).get(entity.id)
     if key is None:
         return ()
     facts = sorted(store.facts(access, key), key=lambda f: (f.date or f.recorded_at[:10], f.id), reverse=True)
     loops = sorted(store.loops(access, key), key=lambda loop: (loop.due is None, loop.due or "", loop.id))
-    lines = [f"- {f.kind}: {f.text}" + (f" ({f.date})" if f.date else "") for f in facts[:MAX_FACTS]]
+    lines = [cut_line(f"- {f.kind}: ", f.text, f" ({f.date})" if f.date else "", MAX_LINE_TOKENS, counter)
+             for f in facts[:MAX_FACTS]]
     if len(facts) > MAX_FACTS:
         lines.append(f"- {len(facts) - MAX_FACTS} more facts")
-    lines += [f"- open loop: {loop.text}" + (f" ({'overdue' if loop.due < today else 'due'} {loop.due})"
-                                              if loop.due else "") for loop in loops[:MAX_LOOPS]]
+    lines += [cut_line("- open loop: ", loop.text, f" ({'overdue' if loop.due < today else 'due'} {loop.due})"
+                       if loop.due else "", MAX_LINE_TOKENS, counter) for loop in loops[:MAX_LOOPS]]
     if len(loops) > MAX_LOOPS:
         lines.append(f"- {len(loops) - MAX_LOOPS} more open loops")
     return tuple(lines)
+
+
+def cut_line(head: str, text: str, tail: str, limit: int, counter: TokenCounter) -> str:
+    """head + text + tail, the text cut at a word end (ending "…") until the line counts at most limit
+    tokens; head and tail are kept whole."""
+    line = head + text + tail
+    if counter.count(line) <= limit:
+        return line
+    cut = text[:counter.prefix_within(text, max(1, limit - counter.count(f"{head}…{tail}")))]
+    if " " in cut and not text[len(cut)].isspace():  # not in the middle of a word
+        cut = cut.rsplit(" ", 1)[0]
+    while True:
+        cut = cut.rstrip()
+        line = f"{head}{cut}…{tail}"
+        if not cut or counter.count(line) <= limit:
+            return line
+        cut = cut.rsplit(" ", 1)[0] if " " in cut else cut[:-1]
