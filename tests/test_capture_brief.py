@@ -42,6 +42,8 @@ def test_the_grammar():
 @pytest.mark.parametrize("text, words", [
     ("person: Arjun; hobby: chess", "part 2 'hobby: chess': unknown key 'hobby'"),
     ("person: Arjun; int: pens; loop: call @2026-13-01", "part 3 'loop: call @2026-13-01'"),
+    ("person: Arjun; int: pens; loop: call @yesterday", "part 3 'loop: call @yesterday': `text` 'call @yesterday'"
+                                                         " ends with '@yesterday', which is not a due date"),
     ("person: Arjun; int:", "part 2 'int:': empty value"),
     ("person: Arjun; just words", "part 2 'just words': not `key: value`"),
     ("person: Arjun; team: Platform", "part 2 'team: Platform': one capture is about one entity"),

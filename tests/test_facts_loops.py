@@ -68,6 +68,8 @@ def test_a_correction_supersedes_and_history_stays(ws):
     (lambda ws: add_loop(ws, "Arjun", ""), InvalidInput, "empty"),
     (lambda ws: add_loop(ws, "Arjun", "call @2026-01-02", due="2026-01-03"), InvalidInput, "two due dates"),
     (lambda ws: add_loop(ws, "Arjun", "call @2026-13-02"), InvalidInput, "not a due date"),
+    (lambda ws: add_loop(ws, "Arjun", "call @yesterday"), InvalidInput, "ends with '@yesterday', which is not a due date"),
+    (lambda ws: add_loop(ws, "Arjun", "call @next-week", due="2026-01-03"), InvalidInput, "not a due date"),
     (lambda ws: resolve_loop(ws, 404), NotFound, "no loop 404"),
     (lambda ws: supersede_fact(ws, 404, "x"), NotFound, "no fact 404"),
 ])
@@ -169,3 +171,8 @@ def test_a_line_typed_into_nonsense_is_a_warning_and_its_item_stays(ws):
     page.write_text(good.replace("- role: VP Eng (2026-01-02)\n", ""), encoding="utf-8")  # really gone now
     index_vault(ws.root, store=ws.store)
     assert ws.store.get_fact(LOCAL, fact.id).change == "removed"
+
+
+def test_an_at_sign_inside_the_text_is_text(ws):
+    loop = add_loop(ws, "Arjun", "mail ana@example.com about @ the offsite", due="2026-01-03").item
+    assert (loop.text, loop.due) == ("mail ana@example.com about @ the offsite", "2026-01-03")

@@ -3,6 +3,8 @@ Resolving one keeps it, resolved, with the day; resolving it twice is an error t
 
 from __future__ import annotations
 
+import re
+
 from ..access import Access
 from ..entities.lookup import find_entity
 from ..errors import InvalidInput, NotFound
@@ -14,6 +16,7 @@ from ..workspace import Workspace
 from .memory import Recorded, append, clean, edit, home_page, now_iso, page_row, parse_day, reindex, source_of, subject, today_iso
 
 DUE_WORDS = ("today", "overdue")
+_LAST_AT = re.compile(r"(?:^|\s)(@\S+)$")  # a last word starting with @ (an e-mail address is text)
 
 
 def split_due(text: str, due: str | None = None) -> tuple[str, str | None]:
@@ -22,6 +25,10 @@ def split_due(text: str, due: str | None = None) -> tuple[str, str | None]:
     value = read_loop(f"- [ ] {text}")
     if isinstance(value, str):
         raise InvalidInput(f"`text` {text!r}: {value}", param="text")
+    word = _LAST_AT.search(value.text)
+    if word:  # `call @yesterday`: meant as a due date, never silently text
+        raise InvalidInput(f"`text` {text!r} ends with {word.group(1)!r}, which is not a due date", param="text",
+                           hint="write @YYYY-MM-DD (or give the due date apart), or leave the @ out")
     given = parse_day(due, "due")
     if value.due and given and value.due != given:
         raise InvalidInput(f"two due dates: @{value.due} in the text and {given} as `due`; give one", param="due")
