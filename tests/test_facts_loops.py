@@ -176,3 +176,12 @@ def test_a_line_typed_into_nonsense_is_a_warning_and_its_item_stays(ws):
 def test_an_at_sign_inside_the_text_is_text(ws):
     loop = add_loop(ws, "Arjun", "mail ana@example.com about @ the offsite", due="2026-01-03").item
     assert (loop.text, loop.due) == ("mail ana@example.com about @ the offsite", "2026-01-03")
+
+
+def test_a_correction_keeps_the_old_kind_and_date_unless_given(ws):
+    old = add_fact(ws, "Arjun Mehta", "interest", "fountain pens", "2026-03-02").item
+    new = supersede_fact(ws, old.id, "calligraphy").item
+    assert (new.kind, new.text, new.date) == ("interest", "calligraphy", "2026-03-02")
+    assert _tail(ws, ARJUN, 1) == ["- interest: calligraphy (2026-03-02)"]
+    later = supersede_fact(ws, new.id, "calligraphy", date="2026-04-01").item
+    assert later.date == "2026-04-01"

@@ -98,7 +98,7 @@ def fact_list(entity, include_superseded, vault, as_json, fmt, fields) -> None:
 @click.argument("fact_id", type=int, metavar="ID")
 @click.argument("text")
 @click.option("--kind", default=None, metavar="KIND", help="A new kind (default: the old fact's).")
-@click.option("--date", default=None, metavar="DATE", help="YYYY-MM-DD of the correction.")
+@click.option("--date", default=None, metavar="DATE", help="YYYY-MM-DD of the correction (default: the old fact's).")
 @click.option("--source", default=None, metavar="PATH", help="Where the correction comes from (default: the old source).")
 @vault_option
 @json_option

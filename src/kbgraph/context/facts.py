@@ -49,14 +49,16 @@ def add_fact(ws: Workspace, entity_name: str, kind: str, text: str, date: str | 
 def supersede_fact(ws: Workspace, fact_id: int, text: str, kind: str | None = None, date: str | None = None,
                    source: str | None = None) -> Recorded:
     """Correct a fact: a new fact supersedes it (its page line is replaced by the new one); the old one stays
-    in history. A fact already superseded is an error, and nothing changes."""
+    in history. The kind and the date not given are the old fact's. A fact already superseded is an error,
+    and nothing changes."""
     old = _fact(ws.store, ws.access, fact_id)
     if old.superseded_at is not None:
         by = f" by fact {old.superseded_by}" if old.superseded_by else ""
         raise InvalidInput(f"fact {fact_id} was already {old.change or 'superseded'}{by} on {old.superseded_at[:10]};"
                            " nothing was changed", param="fact_id",
                            hint=f"supersede fact {old.superseded_by} instead" if old.superseded_by else None)
-    new_kind, new_text, day = fact_kind(kind) if kind else old.kind, clean(text), parse_day(date, "date")
+    new_kind, new_text = fact_kind(kind) if kind else old.kind, clean(text)
+    day = parse_day(date, "date") if date is not None else old.date
     if (new_kind, new_text, day) == (old.kind, old.text, old.date):
         raise InvalidInput(f"the correction says what fact {fact_id} says; nothing was changed", param="text")
     _check_line(new_kind, new_text, day)
