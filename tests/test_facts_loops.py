@@ -185,3 +185,14 @@ def test_a_correction_keeps_the_old_kind_and_date_unless_given(ws):
     assert _tail(ws, ARJUN, 1) == ["- interest: calligraphy (2026-03-02)"]
     later = supersede_fact(ws, new.id, "calligraphy", date="2026-04-01").item
     assert later.date == "2026-04-01"
+
+
+def test_overdue_is_one_rule(ws):
+    from dataclasses import replace
+
+    from kbgraph.context.loops import is_overdue
+
+    loop = add_loop(ws, "Arjun", "call", due="2026-05-01").item
+    assert not is_overdue(loop, "2026-05-01") and is_overdue(loop, "2026-05-02")
+    assert not is_overdue(replace(loop, status="resolved"), "2026-06-01")
+    assert not is_overdue(replace(loop, due=None), "2026-06-01")

@@ -27,15 +27,17 @@ def loop() -> None:
 def _recorded(result, key: str) -> dict:
     from ..model import as_dict
 
-    return {key: _with_overdue(as_dict(result.item)) if key == "loop" else as_dict(result.item),
+    return {key: _with_overdue(result.item) if key == "loop" else as_dict(result.item),
             "page": result.page, "warnings": list(result.warnings),
             **({"replaced": as_dict(result.replaced) if result.replaced else None} if key == "fact" else {})}
 
 
-def _with_overdue(row: dict) -> dict:
+def _with_overdue(item) -> dict:
+    from ..context.loops import is_overdue
     from ..context.memory import today_iso
+    from ..model import as_dict
 
-    return {**row, "overdue": bool(row["status"] == "open" and row["due"] and row["due"] < today_iso())}
+    return {**as_dict(item), "overdue": is_overdue(item, today_iso())}
 
 
 def _say(data: dict, as_json: bool, line: str) -> None:
@@ -140,11 +142,10 @@ def loop_add(entity, text, due, source, vault, as_json) -> None:
 def loop_list(entity, due, include_closed, vault, as_json, fmt, fields) -> None:
     """Open loops of ENTITY (or of every entity), soonest due first."""
     from ..context.loops import list_loops
-    from ..model import as_dict
     from .output import emit_rows, resolve_format
 
     with open_workspace(vault) as ws:
-        rows = [_with_overdue(as_dict(x)) for x in list_loops(ws.store, ws.access, entity, due, include_closed)]
+        rows = [_with_overdue(x) for x in list_loops(ws.store, ws.access, entity, due, include_closed)]
     columns = [("id", "Id"), ("entity", "Entity"), ("text", "Loop"), ("due", "Due"), ("status", "Status"),
                ("overdue", "Overdue")] + ([("resolved_on", "Resolved")] if include_closed else [])
     emit_rows(rows, resolve_format(fmt, as_json), fields, {"entity": entity, "due": due, "count": len(rows)},

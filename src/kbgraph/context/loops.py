@@ -40,6 +40,11 @@ def split_due(text: str, due: str | None = None) -> tuple[str, str | None]:
     return text, day
 
 
+def is_overdue(loop: Loop, today: str) -> bool:
+    """Whether a loop is overdue: open, with a due date before today (due today is not yet)."""
+    return loop.status == "open" and loop.due is not None and loop.due < today
+
+
 def due_warnings(due: str | None, today: str) -> tuple[str, ...]:
     return (f"the due date {due} is in the past: the loop is overdue",) if due and due < today else ()
 
@@ -99,7 +104,7 @@ def list_loops(store: Store, access: Access, entity_name: str | None = None, due
     statuses = ("open", "resolved", "dropped") if include_closed else ("open",)
     word = (due or "").strip().lower()
     if word == "overdue":
-        return [loop for loop in store.loops(access, key, statuses, today) if loop.due and loop.due < today]
+        return [loop for loop in store.loops(access, key, statuses, today) if is_overdue(loop, today)]
     return store.loops(access, key, statuses, parse_day(due, "due", today))
 
 

@@ -15,10 +15,11 @@ from ..access import LOCAL, Access
 from ..config import Config
 from ..entities.lookup import find_entity
 from ..errors import InvalidInput
-from ..model import Entity
+from ..model import Entity, Loop
 from ..relations.records import today_iso
 from ..store.base import Store
 from .cards import entity_cards
+from .loops import is_overdue
 from .tokens import TokenCounter, token_counter
 
 MAX_ENTITIES = 3
@@ -87,11 +88,15 @@ def extra_lines(store: Store, entity: Entity, access: Access, today: str,
              for f in facts[:MAX_FACTS]]
     if len(facts) > MAX_FACTS:
         lines.append(f"- {len(facts) - MAX_FACTS} more facts")
-    lines += [cut_line("- open loop: ", loop.text, f" ({'overdue' if loop.due < today else 'due'} {loop.due})"
-                       if loop.due else "", MAX_LINE_TOKENS, counter) for loop in loops[:MAX_LOOPS]]
+    lines += [cut_line("- open loop: ", loop.text, _due(loop, today), MAX_LINE_TOKENS, counter)
+              for loop in loops[:MAX_LOOPS]]
     if len(loops) > MAX_LOOPS:
         lines.append(f"- {len(loops) - MAX_LOOPS} more open loops")
     return tuple(lines)
+
+
+def _due(loop: Loop, today: str) -> str:
+    return f" ({'overdue' if is_overdue(loop, today) else 'due'} {loop.due})" if loop.due else ""
 
 
 def cut_line(head: str, text: str, tail: str, limit: int, counter: TokenCounter) -> str:
