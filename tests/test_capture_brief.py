@@ -176,3 +176,14 @@ def test_a_page_that_would_refuse_a_line_refuses_the_capture_before_any_alias(ws
     with pytest.raises(InvalidInput, match="would not read back"):
         capture(ws, "person: Arjun; alias: AJX; int: tea")
     assert tree_digest(ws.root) == digest and "AJX" not in find_entity(ws.store, "Arjun Mehta").aliases
+
+
+@pytest.mark.parametrize("text", [";;;", " ; - : ", "—…"])
+def test_a_note_without_words_is_refused_and_writes_nothing(ws, text):
+    digest = tree_digest(ws.root)
+    with pytest.raises(InvalidInput, match="no words"):
+        capture(ws, text, today="2026-12-05")
+    assert tree_digest(ws.root) == digest
+    result = run_kbg("note", ";;;", "--vault", str(ws.root))
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and "no words" in result.stderr
+    assert tree_digest(ws.root) == digest

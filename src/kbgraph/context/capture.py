@@ -34,6 +34,7 @@ FACT_KEYS = {"interest", "role", "note", "event", *KIND_WORDS}
 LOOP_KEYS = {"loop", "todo"}
 ALIAS_KEYS = {"alias", "aka"}
 DAILY_FOLDER = "daily"
+_WORD = re.compile(r"[^\W_]")  # a letter or a digit, in any script
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,8 @@ def capture(ws: Workspace, text: str, confirm: bool = False, today: str | None =
     today = today or today_iso()
     if not " ".join((text or "").split()):
         raise InvalidInput("the note is empty", param="capture")
+    if not _WORD.search(text):
+        raise InvalidInput(f"the note {text.strip()!r} has no words; nothing was written", param="capture")
     line = parse_capture(text, tuple(ws.config.entity_types))
     if line is None:
         return Captured(True, daily_note=_append_daily(ws, text, today))
