@@ -25,7 +25,7 @@ from .tokens import TokenCounter, token_counter
 MAX_ENTITIES = 3
 MAX_FACTS = 5  # current facts listed per entity, newest first
 MAX_LOOPS = 3  # open loops listed per entity, soonest due first
-MAX_LINE_TOKENS = 20  # a fact or loop line: its text is cut to fit (ending "…"), its date kept
+MAX_LINE_TOKENS = 24  # a fact or loop line: its text is cut to fit (ending "…"), its date kept
 MAX_CARD_TOKENS = 32  # a who or relation line: cut only when names are very long
 
 
