@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbgraph.access import Access
+from kbgraph.access import LOCAL, Access
 from kbgraph.config import load_config
 from kbgraph.context.agent import build_context
 from kbgraph.context.packing import Candidate, pack, trim
@@ -256,5 +256,85 @@ def test_every_slice_line_is_short_however_long_a_fact(indexed_vault, wordpiece)
     loop = next(line for line in lines if line.startswith("- open loop: a fountain pen"))
     assert fact.endswith("… (2026-03-01)") and loop.endswith("… (due 2026-08-15)")
     assert wordpiece.count(fact) <= MAX_LINE_TOKENS and wordpiece.count(loop) <= MAX_LINE_TOKENS
-    assert " hand every single weekend" not in fact  # cut at a word's end, long before the end
+    cut = fact.removeprefix("- interest: ").split("…")[0]
+    assert len(cut) < 100 and words.startswith(cut) and words[len(cut)] == " "  # cut at a word's end
     assert result.tokens < 300
+
+
+@pytest.fixture(scope="module")
+def governed(tmp_path_factory):
+    """A public person, page, note, fact and loop next to a private person, note, relation, fact and loop."""
+    from kbgraph.ingest.pipeline import index_vault
+    from kbgraph.store import open_store
+
+    root = tmp_path_factory.mktemp("governed") / "vault"
+    (root / "people").mkdir(parents=True)
+    (root / "notes").mkdir()
+    (root / "people" / "pia-public.md").write_text(
+        "---\ntype: person\nvisibility: public\nrole: Harbour Master\n---\n# Pia Public\n\nPia runs the harbour.\n\n"
+        "## Facts\n\n- interest: sailing (2026-04-01)\n\n## Loops\n\n- [ ] return the tide charts @2026-04-20\n",
+        encoding="utf-8")
+    (root / "people" / "quinn-hidden.md").write_text(
+        "---\ntype: person\nvisibility: private\nowner: ana\nrole: Smuggler\nreports_to: Pia Public\n---\n"
+        "# Quinn Hidden\n\nQuinn knows the harbour tunnels.\n\n## Relations\n\n- collaborates-with [[Pia Public]]\n\n"
+        "## Facts\n\n- note: owes money (2026-04-02)\n\n## Loops\n\n- [ ] collect the debt @2026-04-19\n",
+        encoding="utf-8")
+    (root / "notes" / "harbour-public.md").write_text(
+        "---\nvisibility: public\ndate: 2026-04-25\n---\n# Harbour log\n\nPia Public inspected the harbour cranes.\n",
+        encoding="utf-8")
+    (root / "notes" / "harbour-secret.md").write_text(
+        "---\nvisibility: private\nowner: ana\ndate: 2026-04-26\n---\n# Harbour whispers\n\n"
+        "Pia Public and Quinn Hidden met at the harbour tunnels about contraband.\n", encoding="utf-8")
+    report = index_vault(root)
+    assert report.errors == 0, report.problems
+    store = open_store(root)
+    pia = next(e for e in store.list_entities(LOCAL) if e.name == "Pia Public")
+    store.set_entity_governance(pia.id, None, "public", "normal")  # Quinn stays private, as entities are
+    key = store.entity_keys([pia.id])[pia.id]
+    with store.transaction():  # a private fact and loop about the public person (as an import keeps them)
+        common = {"entity_key": key, "entity_name": "Pia Public", "source": "manual", "origin": "user",
+                  "recorded_at": "2026-04-03T00:00:00+00:00", "owner": "ana", "visibility": "private"}
+        store.add_fact({**common, "kind": "note", "text": "under investigation", "date": "2026-04-03"})
+        store.add_loop({**common, "text": "ask about the inquiry", "due": "2026-04-18", "status": "open",
+                        "updated_at": "2026-04-03T00:00:00+00:00"})
+    yield store, load_config(root)
+    store.close()
+
+
+PRIVATE_WORDS = ("Quinn", "Smuggler", "tunnels", "contraband", "owes money", "debt", "investigation", "inquiry",
+                 "collaborates", "manages", "reports", "whispers", "secret")
+
+
+def _no_private(text: str) -> None:
+    assert not [word for word in PRIVATE_WORDS if word.lower() in text.lower()], text
+
+
+def test_a_public_reader_sees_the_public_and_none_of_the_private(governed):
+    from kbgraph.context.brief import brief_entity, brief_today
+    from kbgraph.context.facts import list_facts
+    from kbgraph.context.loops import list_loops
+
+    store, config = governed
+    ben = Access.of("ben", ["public"])
+    context = build_context(store, config, "Pia Public harbour", 2000, access=ben, counter=EstimateCounter())
+    assert "Pia Public" in context.text and "cranes" in context.text
+    _no_private(context.text)
+    _no_private(build_context(store, config, None, 2000, access=ben, counter=EstimateCounter()).text)
+    sliced = slice_entities(store, config, ["Pia Public"], access=ben, today="2026-04-30", counter=EstimateCounter())
+    assert "- interest: sailing (2026-04-01)" in sliced.text and "- open loop: return the" in sliced.text
+    mine = slice_entities(store, config, ["Pia Public"], today="2026-04-30", counter=EstimateCounter())
+    assert mine.text.startswith("Pia Public: person, Harbour Master; mentioned 6x")  # the private notes count
+    assert sliced.text.startswith("Pia Public: person, Harbour Master; mentioned 3x")  # for her: her page, a note
+    _no_private(sliced.text)
+    for hidden in ("Quinn Hidden", "Quinn"):
+        with pytest.raises(NotFound):
+            slice_entities(store, config, [hidden], access=ben)
+    brief = brief_entity(store, ben, config.vocabulary, "Pia Public", today="2026-04-30")
+    assert brief.items
+    _no_private(" ".join(f"{i.text} {i.ref}" for i in brief.items))
+    _no_private(" ".join(f"{i.entity} {i.text} {i.ref}" for i in brief_today(store, ben, today="2026-04-30").items))
+    assert [f.text for f in list_facts(store, ben)] == ["sailing"]
+    assert [f.text for f in list_facts(store, ben, "Pia Public", include_superseded=True)] == ["sailing"]
+    assert [x.text for x in list_loops(store, ben, include_closed=True)] == ["return the tide charts"]
+    ana = Access.of("ana", ["public"])  # the owner reads her fact about Pia, not Quinn's (a private entity)
+    assert {f.text for f in list_facts(store, ana)} == {"sailing", "under investigation"}

@@ -15,7 +15,7 @@ from ..access import Access
 from ..model import Entity
 from ..relations.records import view_row
 from ..relations.vocabulary import Vocabulary
-from ..store.base import GraphScope, Store
+from ..store.base import DocFilter, GraphScope, Store
 
 ROWS_PER_DIRECTION = 200  # relations read per entity and direction; the counts are read whole
 # How relations read from the entity are ordered: who they answer to and for, what they lead, then the rest by size.
@@ -119,11 +119,19 @@ def entity_cards(store: Store, vocab: Vocabulary, entities: list[Entity], access
             totals = _totals(store, vocab, entity, access, None if include_expired else today)
         for label, other in (*pending.get(entity.id, ()), *inferred.get(entity.id, ())):
             found.setdefault(label, []).append(other)
-        cards[entity.id] = _card(entity, found, totals)
+        cards[entity.id] = _card(entity, found, totals, _mentions(store, entity, access))
     return cards
 
 
-def _card(entity: Entity, found: dict[str, list[Related]], totals: dict[str, int]) -> EntityCard:
+def _mentions(store: Store, entity: Entity, access: Access) -> int:
+    """How often the entity is mentioned in what access may read: the stored count for the single user;
+    for a reader with less, counted in the notes it may read (never a hint of the others)."""
+    if access.sees_everything:
+        return entity.mention_count
+    return sum(row[2] for row in store.docs_mentioning(access, [entity.id], DocFilter()) if not row[4])
+
+
+def _card(entity: Entity, found: dict[str, list[Related]], totals: dict[str, int], mentions: int) -> EntityCard:
     team = _text(entity.attributes.get("team"))
     role = _text(entity.attributes.get("role"))
     groups = []
@@ -137,7 +145,7 @@ def _card(entity: Entity, found: dict[str, list[Related]], totals: dict[str, int
     groups.sort(key=lambda g: (KEY_LABELS.index(g.label) if g.label in KEY_LABELS else len(KEY_LABELS),
                                -g.total, g.label))
     shown_team = None if team and role and team.lower() in role.lower() else team  # "Engineering Lead, Growth"
-    return EntityCard(entity.id, entity.name, entity.type, role, shown_team, tuple(groups), entity.mention_count,
+    return EntityCard(entity.id, entity.name, entity.type, role, shown_team, tuple(groups), mentions,
                       entity.tier)
 
 
