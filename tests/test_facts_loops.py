@@ -196,3 +196,28 @@ def test_overdue_is_one_rule(ws):
     assert not is_overdue(loop, "2026-05-01") and is_overdue(loop, "2026-05-02")
     assert not is_overdue(replace(loop, status="resolved"), "2026-06-01")
     assert not is_overdue(replace(loop, due=None), "2026-06-01")
+
+
+def test_facts_and_loops_follow_a_merge_and_go_back_on_unmerge(ws):
+    from kbgraph.context.brief import brief_entity
+    from kbgraph.context.slice import slice_entities
+    from kbgraph.entities.merging import merge_entities, unmerge_entity
+    from kbgraph.relations.edits import create_entity
+
+    create_entity(ws, "person", "Arjoon Mehta")
+    fact = add_fact(ws, "Arjoon Mehta", "interest", "green tea", "2026-04-01").item
+    loop = add_loop(ws, "Arjoon Mehta", "send the tea list", due="2026-04-20").item
+    merge_entities(ws, "Arjoon Mehta", "Arjun Mehta")
+    facts = list_facts(ws.store, LOCAL, "Arjun Mehta")
+    assert [(f.id, f.entity) for f in facts if f.text == "green tea"] == [(fact.id, "Arjun Mehta")]
+    assert [(x.id, x.entity) for x in list_loops(ws.store, LOCAL, "Arjun Mehta")] == [(loop.id, "Arjun Mehta")]
+    assert {f.entity for f in list_facts(ws.store, LOCAL)} == {"Arjun Mehta"}
+    lines = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-04-10").entities[0].lines
+    assert "- interest: green tea (2026-04-01)" in lines and "- open loop: send the tea list (due 2026-04-20)" in lines
+    brief = brief_entity(ws.store, LOCAL, ws.config.vocabulary, "Arjun Mehta", today="2026-04-10")
+    assert f"loop {loop.id}" in [i.ref for i in brief.items]
+    assert ws.store.get_fact(LOCAL, fact.id).entity_key == "person:arjoon mehta"  # the row itself is unchanged
+    unmerge_entity(ws, "Arjoon Mehta")
+    assert "green tea" not in [f.text for f in list_facts(ws.store, LOCAL, "Arjun Mehta")]
+    assert [f.id for f in list_facts(ws.store, LOCAL, "Arjoon Mehta")] == [fact.id]
+    assert [x.id for x in list_loops(ws.store, LOCAL, "Arjoon Mehta")] == [loop.id]

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from ..access import Access
 from ..entities.lookup import find_entity
 from ..store.base import DocFilter, Store
-from .memory import today_iso
+from .facts import entity_facts
+from .loops import entity_loops
+from .memory import as_merged, today_iso
 
 HALF_LIFE_DAYS = 45.0
 LOOP_WEIGHT = 3.0
@@ -82,9 +84,9 @@ def brief_entity(store: Store, access: Access, vocab, name: str, today: str | No
     key = store.entity_keys([entity.id])[entity.id]
     items = [BriefItem("fact", f"{f.kind}: {f.text}", f.date or f.recorded_at[:10],
                        dated_score(f.date or f.recorded_at, today), entity.name, f"fact {f.id}")
-             for f in store.facts(access, key)]
+             for f in entity_facts(store, access, key)]
     items += [BriefItem("loop", f.text + (f" (due {f.due})" if f.due else ""), f.due, loop_score(f.due, today),
-                        entity.name, f"loop {f.id}") for f in store.loops(access, key)]
+                        entity.name, f"loop {f.id}") for f in entity_loops(store, access, key)]
     since = (dt.date.fromisoformat(today) - dt.timedelta(days=NOTE_WINDOW_DAYS)).isoformat()
     flt = DocFilter(date_from=since, date_to=today)
     rows = [r for r in store.docs_mentioning(access, [entity.id], flt, limit=200) if not r[4]]
@@ -105,7 +107,7 @@ def brief_today(store: Store, access: Access, today: str | None = None) -> Brief
     """At most three items across entities: loops due today or overdue, and the people in today's meetings."""
     today = today or today_iso()
     items = [BriefItem("loop", f"{x.text} (due {x.due})", x.due, loop_score(x.due, today), x.entity, f"loop {x.id}")
-             for x in store.loops(access, due_by=today)]
+             for x in as_merged(store, store.loops(access, due_by=today))]
     for doc in store.list_documents(access, DocFilter(kinds=("meeting",), date_from=today, date_to=today)):
         full = store.get_document(access, doc_id=doc["id"]) or {}
         people = full.get("frontmatter", {}).get("attendees") or full.get("frontmatter", {}).get("participants") or []

@@ -11,7 +11,8 @@ from ..pages.files import write_lock
 from ..pages.memory_lines import FACT_KINDS, FACTS, append_line, format_fact, read_fact, replace_line
 from ..store.base import Store
 from ..workspace import Workspace
-from .memory import Recorded, append, clean, edit, home_page, now_iso, page_row, parse_day, reindex, source_of, subject
+from .memory import (Recorded, append, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
+                     reindex, source_of, subject)
 
 KIND_WORDS = {"int": "interest", "interests": "interest", "roles": "role", "notes": "note", "events": "event"}
 
@@ -88,11 +89,16 @@ def supersede_fact(ws: Workspace, fact_id: int, text: str, kind: str | None = No
 def list_facts(store: Store, access: Access, entity_name: str | None = None,
                include_superseded: bool = False) -> list[Fact]:
     """The current facts of an entity (or of all), oldest first; with include_superseded, history too."""
-    key = None
-    if entity_name is not None:
-        entity = find_entity(store, entity_name, access=access)
-        key = store.entity_keys([entity.id])[entity.id]
-    return store.facts(access, key, include_superseded)
+    if entity_name is None:
+        return as_merged(store, store.facts(access, None, include_superseded))
+    entity = find_entity(store, entity_name, access=access)
+    return entity_facts(store, access, store.entity_keys([entity.id])[entity.id], include_superseded)
+
+
+def entity_facts(store: Store, access: Access, key: str, include_superseded: bool = False) -> list[Fact]:
+    """The facts recorded under the entity's key or a key merged into it, oldest first, named as the entity."""
+    facts = [f for k in keys_of(store, key) for f in store.facts(access, k, include_superseded)]
+    return as_merged(store, sorted(facts, key=lambda f: (f.date or f.recorded_at[:10], f.id)))
 
 
 def _fact(store: Store, access: Access, fact_id: int) -> Fact:

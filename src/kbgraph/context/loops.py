@@ -13,7 +13,8 @@ from ..pages.files import write_lock
 from ..pages.memory_lines import LOOPS, append_line, format_loop, read_loop, replace_line
 from ..store.base import Store
 from ..workspace import Workspace
-from .memory import Recorded, append, clean, edit, home_page, now_iso, page_row, parse_day, reindex, source_of, subject, today_iso
+from .memory import (Recorded, append, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
+                     reindex, source_of, subject, today_iso)
 
 DUE_WORDS = ("today", "overdue")
 _LAST_AT = re.compile(r"(?:^|\s)(@\S+)$")  # a last word starting with @ (an e-mail address is text)
@@ -97,15 +98,22 @@ def list_loops(store: Store, access: Access, entity_name: str | None = None, due
     """Open loops (of an entity, or of all), soonest due first. due: "today" (due today or before),
     "overdue" (before today) or a day (on or before it). include_closed adds resolved and dropped ones."""
     today = today or today_iso()
-    key = None
-    if entity_name is not None:
-        entity = find_entity(store, entity_name, access=access)
-        key = store.entity_keys([entity.id])[entity.id]
     statuses = ("open", "resolved", "dropped") if include_closed else ("open",)
     word = (due or "").strip().lower()
-    if word == "overdue":
-        return [loop for loop in store.loops(access, key, statuses, today) if is_overdue(loop, today)]
-    return store.loops(access, key, statuses, parse_day(due, "due", today))
+    by = today if word == "overdue" else parse_day(due, "due", today)
+    if entity_name is None:
+        loops = as_merged(store, store.loops(access, None, statuses, by))
+    else:
+        entity = find_entity(store, entity_name, access=access)
+        loops = entity_loops(store, access, store.entity_keys([entity.id])[entity.id], statuses, by)
+    return [loop for loop in loops if word != "overdue" or is_overdue(loop, today)]
+
+
+def entity_loops(store: Store, access: Access, key: str, statuses: tuple[str, ...] = ("open",),
+                 due_by: str | None = None) -> list[Loop]:
+    """The loops recorded under the entity's key or a key merged into it, soonest due first, named as it."""
+    loops = [loop for k in keys_of(store, key) for loop in store.loops(access, k, statuses, due_by)]
+    return as_merged(store, sorted(loops, key=lambda x: (x.due is None, x.due or "", x.id)))
 
 
 def _loop(store: Store, access: Access, loop_id: int) -> Loop:

@@ -8,6 +8,7 @@ the index (origin "user"; exports carry them), unless `[relations] create_pages 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from ..model import Entity, Fact, Loop
 from ..pages.files import create_entity_page, edit_page
 from ..pages.memory_lines import FACTS, append_line, parse_memory_lines, read_fact, read_loop
 from ..pages.relation_lines import safe_target
+from ..store.base import Store
 from ..workspace import Workspace
 
 MAX_TEXT = 2000
@@ -78,6 +80,31 @@ def subject(ws: Workspace, name: str) -> tuple[Entity, str]:
     if entity.status != "active":
         raise InvalidInput(f"{entity.name!r} was merged into another entity; use that one")
     return entity, ws.store.entity_keys([entity.id])[entity.id]
+
+
+def merged_into(store: Store) -> dict[str, tuple[str, str]]:
+    """Each merged-away entity key -> (key, name) of the entity it now is (a merge of a merge followed). Facts
+    and loops keep the key they were recorded under; reads follow the merges, so unmerging gives them back."""
+    into = {m.from_key: (m.into_key, m.into_name) for m in store.merges()}
+    out = {}
+    for key, target in into.items():
+        seen = {key}
+        while target[0] in into and target[0] not in seen:
+            seen.add(target[0])
+            target = into[target[0]]
+        out[key] = target
+    return out
+
+
+def keys_of(store: Store, key: str) -> list[str]:
+    """The entity key and every key merged into it."""
+    return [key, *(old for old, (into, _) in merged_into(store).items() if into == key)]
+
+
+def as_merged(store: Store, items: list) -> list:
+    """Facts or loops with `entity` the name of the entity their key now belongs to."""
+    into = merged_into(store)
+    return [dataclasses.replace(x, entity=into[x.entity_key][1]) if x.entity_key in into else x for x in items]
 
 
 def source_of(ws: Workspace, source: str | None) -> str:

@@ -19,7 +19,8 @@ from ..model import Entity, Loop
 from ..relations.records import today_iso
 from ..store.base import Store
 from .cards import entity_cards
-from .loops import is_overdue
+from .facts import entity_facts
+from .loops import entity_loops, is_overdue
 from .tokens import TokenCounter, token_counter
 
 MAX_ENTITIES = 3
@@ -82,8 +83,8 @@ def extra_lines(store: Store, entity: Entity, access: Access, today: str,
     key = store.entity_keys([entity.id]).get(entity.id)
     if key is None:
         return ()
-    facts = sorted(store.facts(access, key), key=lambda f: (f.date or f.recorded_at[:10], f.id), reverse=True)
-    loops = sorted(store.loops(access, key), key=lambda loop: (loop.due is None, loop.due or "", loop.id))
+    facts = entity_facts(store, access, key)[::-1]
+    loops = entity_loops(store, access, key)
     lines = [cut_line(f"- {f.kind}: ", f.text, f" ({f.date})" if f.date else "", MAX_LINE_TOKENS, counter)
              for f in facts[:MAX_FACTS]]
     if len(facts) > MAX_FACTS:

@@ -36,9 +36,13 @@ class MemoryQueries:
     db: sqlite3.Connection
 
     def _readable(self, alias: str, access: Access) -> tuple[str, list]:
+        """The row is readable, and so is its entity: the one its key names, or the one a merge of that key
+        (a merge of a merge followed) made it part of."""
         row_clause, row_params = access_sql(alias, access)
         entity_clause, entity_params = access_sql("e", access)
-        return (f"{row_clause} AND EXISTS (SELECT 1 FROM entities e WHERE e.key = {alias}.entity_key"
+        chain = (f"WITH RECURSIVE chain(k) AS (SELECT {alias}.entity_key UNION SELECT m.into_key FROM entity_merges m"
+                 " JOIN chain ON m.from_key = chain.k)")
+        return (f"{row_clause} AND EXISTS ({chain} SELECT 1 FROM entities e WHERE e.key IN (SELECT k FROM chain)"
                 f" AND {entity_clause})"), [*row_params, *entity_params]
 
     # --- facts ---------------------------------------------------------------------
