@@ -251,3 +251,14 @@ def test_the_passages_are_the_persons_own_sections(owned):
         text = (root / hit.path).read_text().splitlines()[hit.line - 1:hit.line + 3]
         assert hit.path == "people/ben-okafor.md" or any("Ben" in line for line in text), (hit.path, hit.line)
     assert ("notes/2026-03-09-retro.md", 7) not in {(h.path, h.line) for h in answer.passages}
+
+
+def test_facts_recorded_under_a_merged_away_name_are_the_persons(owned):
+    root, store = owned
+    _write(root, {"notes/pl.md": "---\ntitle: PL\nparticipants: [P. Lima]\n---\n# PL\n\nHi.\n"})
+    index_vault(root)
+    assert run_kbg("fact", "add", "P. Lima", "--kind", "interest", "sea swimming", "--vault", str(root)).returncode == 0
+    merged = run_kbg("entity", "merge", "P. Lima", "Priya Lima", "--vault", str(root))
+    assert merged.returncode == 0, merged.stderr
+    answer = ask(root, store, "ideas for my sister's birthday")
+    assert "sea swimming" in {f.text for f in answer.facts}

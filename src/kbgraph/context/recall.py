@@ -212,12 +212,15 @@ def _said_terms(words: list[str], known: set[str]) -> list[str]:
 
 
 def _facts(store: Store, access: Access, person_id: int, words: list[str]) -> tuple[Fact, ...]:
-    """The person's current facts, those sharing the query's words first, then the newest."""
+    """The person's current facts (a merged-away name's too), those sharing the query's words first, then
+    the newest."""
+    from .facts import entity_facts
+
     key = store.entity_keys([person_id]).get(person_id)
     if key is None:
         return ()
     asked = set(words)
-    newest_first = sorted(store.facts(access, key), key=lambda f: (f.date or f.recorded_at[:10], f.id), reverse=True)
+    newest_first = sorted(entity_facts(store, access, key), key=lambda f: (f.date or f.recorded_at[:10], f.id), reverse=True)
     return tuple(sorted(newest_first, key=lambda f: -len(asked & set(query_words(f.text)))))  # stable: newest next
 
 
