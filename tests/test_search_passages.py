@@ -149,3 +149,27 @@ def test_cli_passages_flag(talks):
     paths = [h["path"] for h in out["hits"]]
     assert paths.count("conversations/session-01.md") >= 2
     assert all(h["line"] > 1 for h in out["hits"])
+
+
+def test_auto_document_vectors_compare_a_question_with_sections_and_a_paragraph_with_whole_notes():
+    import numpy as np
+
+    from kbgraph.search.vectors import PARAGRAPH_WORDS, VectorSearch, nearest_documents
+
+    class Fixed:  # every query embeds to the first axis
+        def embed(self, texts):
+            return np.array([[1.0, 0.0, 0.0]] * len(texts), dtype=np.float32)
+
+    def unit(*v):
+        a = np.array(v, dtype=np.float32)
+        return a / np.linalg.norm(a)
+
+    # document 1 answers in one section of four; every section of document 2 is about the query, loosely
+    rows = [unit(1, 0, 0), unit(0, 1, 0), unit(0, 0, 1), unit(0, 1, 1), unit(.6, .8, 0), unit(.6, 0, .8),
+            unit(.6, .8, 0), unit(.6, 0, .8)]
+    prepared = VectorSearch(Fixed(), np.arange(1, 9), np.array([1, 1, 1, 1, 2, 2, 2, 2]), np.stack(rows), 0)
+    question = nearest_documents(prepared, "what did she adopt", 2, 0.0)
+    paragraph = nearest_documents(prepared, " ".join(["word"] * (PARAGRAPH_WORDS + 1)), 2, 0.0)
+    assert [r.doc_id for r in question] == [1, 2] and question[0].chunk_id == 1
+    assert [r.doc_id for r in paragraph] == [2, 1]
+    assert [r.doc_id for r in nearest_documents(prepared, "q", 2, 0.0, by="centroid")] == [2, 1]

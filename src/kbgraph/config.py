@@ -127,6 +127,7 @@ max_file_mb = 10
 # weights = { bm25 = 1.0, vector = 1.0, graph = 1.0 }
 # hop_decay = [1.0, 0.7, 0.4]
 # recency_half_life_days = 0
+# document_vectors = "auto"   # centroid, best-section, both; auto: centroid for a pasted paragraph, both otherwise
 
 # Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
 # [relations.types.advises]
@@ -235,7 +236,7 @@ class SearchConfig:
     tier_boost: float = 0.05  # per tier above 1 of the query's entities a document mentions
     recency_half_life_days: float = 0.0  # 0: no recency weighting
     min_similarity: float = 0.2  # a document (its centroid) less similar than this to the query is no vector match
-    document_vectors: str = "centroid"  # how a document is near a query: centroid, best-section or both
+    document_vectors: str = "auto"  # how a document is near a query: auto, centroid, best-section or both
 
     def weight(self, signal: str) -> float:
         return dict(self.weights).get(signal, 0.0)
@@ -554,8 +555,8 @@ def _search(table: dict, source: str) -> SearchConfig:
             raise ConfigError(f"{where} {key} must be a number ≥ 0, got {value!r}")
         numbers[key] = float(value)
     document_vectors = table.get("document_vectors", SearchConfig.document_vectors)
-    if document_vectors not in ("centroid", "best-section", "both"):
-        raise ConfigError(f"{where} document_vectors must be \"centroid\", \"best-section\" or \"both\","
+    if document_vectors not in ("auto", "centroid", "best-section", "both"):
+        raise ConfigError(f"{where} document_vectors must be \"auto\", \"centroid\", \"best-section\" or \"both\","
                           f" got {document_vectors!r}")
     return SearchConfig(embedder, rrf_k, tuple(weights.items()), tuple(float(d) for d in decay), **numbers,
                         document_vectors=document_vectors)

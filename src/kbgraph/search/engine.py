@@ -5,7 +5,7 @@ the entities related to them up to two hops. Pass 2 ranks by three signals (BM25
 similarity, the graph: ties to those entities), fuses them by reciprocal rank (k = 60) and applies
 the boosts (see fusion.py). Two units:
 - "document": one hit per document, pointing at its best section; BM25 over whole documents,
-  vectors by `[search] document_vectors` (centroid, best section, or both);
+  vectors by `[search] document_vectors` (centroid, best section, both, or by the query's length);
 - "passage": sections ranked across all documents, several per document allowed; each signal
   ranks sections (BM25 per section, each section's own vector, the entities a section mentions).
 With `entity=`, only documents that mention the entity (or, expanded, a related one) are returned

@@ -51,18 +51,24 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     return VectorSearch(embedder, ids, docs, matrix, store.chunks_missing_vectors()), None
 
 
-DOCUMENT_VECTORS = ("centroid", "best-section", "both")
+DOCUMENT_VECTORS = ("auto", "centroid", "best-section", "both")
+PARAGRAPH_WORDS = 32  # "auto": a query longer than this is a pasted paragraph, compared with whole notes
 
 
 def nearest_documents(prepared: VectorSearch, query: str, wanted: int, min_similarity: float,
-                      by: str = "centroid") -> list[Ranked]:
+                      by: str = "auto") -> list[Ranked]:
     """Documents by how near the query's embedding they are, best first, each with its nearest
     chunk to show. No store access: safe to run in another thread. `by`:
     - "centroid": the cosine of the document's centroid (the mean of its chunk vectors: what the
       whole note is about); a third of a chunk-level scan's rows, and it ranked whole KEPs best;
     - "best-section": the cosine of its nearest chunk: a note that answers in one section of many
       (one turn of a conversation whose sessions all look alike) is not averaged away;
-    - "both": the mean of the two."""
+    - "both": the mean of the two;
+    - "auto" (the default): centroid for a query of more than PARAGRAPH_WORDS words (a pasted
+      paragraph is about a whole note: on the KEP links centroid finds more), both for a question
+      (on conversations and the sample vault's questions both finds more; bench/RESULTS.md §16)."""
+    if by == "auto":
+        by = "centroid" if len(query.split()) > PARAGRAPH_WORDS else "both"
     query_vector = _embed_query(prepared, query)
     order, doc_ids, bounds, centroids = _by_document(prepared.docs, prepared.matrix)
     if not len(doc_ids):
