@@ -128,6 +128,7 @@ def documents_stage(run: IndexRun) -> None:
 
 
 PARALLEL_MIN_FILES = 300
+COMPACT_SHARE = 0.1  # a run that rewrote this share of the vault's notes compacts the keyword index
 
 
 def _outcomes(run: IndexRun):
@@ -475,6 +476,9 @@ def finish_stage(run: IndexRun) -> None:
         store.set_meta("last_run_seconds", f"{time.perf_counter() - run.started:.3f}")
         if run.only is None:  # every note was read under this configuration (or is unchanged since)
             store.set_meta("config_fingerprint", run.config.fingerprint)
+    rewritten = run.indexed + len(run.removed)
+    if run.only is None and rewritten and rewritten >= COMPACT_SHARE * max(len(run.files), 1):
+        store.compact_text_index()  # many rewrites left the keyword index in pieces every query reads
 
 
 def _is_line_problem(path: str) -> bool:
