@@ -35,22 +35,8 @@ class SearchQueries:
     def ranked_docs(self, access: Access, query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, float]]:
         """(document id, BM25 of the whole document, higher better), best first, of the documents the
         access may read and the filter passes (both inside the query, before its LIMIT)."""
-        if not query.terms:
-            return []
-        from ...errors import StoreError
-
-        fts_query = match_expression(query)
-        where, params = _readable_passing(access, flt)
-        if where == "1":
-            sql = ("SELECT rowid, bm25(doc_fts, 4.0, 2.0, 1.0) AS rank FROM doc_fts"
-                   " WHERE doc_fts MATCH ? ORDER BY rank LIMIT ?")
-        else:
-            sql = ("SELECT f.rowid, bm25(doc_fts, 4.0, 2.0, 1.0) AS rank FROM doc_fts f"
-                   f" JOIN documents d ON d.id = f.rowid WHERE doc_fts MATCH ? AND {where} ORDER BY rank LIMIT ?")
-        try:
-            return [(doc_id, -rank) for doc_id, rank in self.db.execute(sql, [fts_query, *params, limit])]
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
+        return [(doc_id, score) for doc_id, _, score in self._bm25("doc_fts", "4.0, 2.0, 1.0", "f.rowid", "",
+                                                                   access, query, flt, limit)]
 
     def ranked_chunks(self, access: Access, query: TextQuery, flt: DocFilter,
                       limit: int) -> list[tuple[int, int, float]]:
@@ -58,24 +44,30 @@ class SearchQueries:
         whose documents the access may read and the filter passes (both inside the query, before its
         LIMIT). The section's heading weighs twice its body, as a document's headings do; the title,
         shared by every section of a note, counts once."""
+        return self._bm25("chunk_fts", "1.0, 2.0, 1.0", "c.doc_id", " JOIN chunks c ON c.id = f.rowid", access,
+                          query, flt, limit)
+
+    def _bm25(self, table: str, weights: str, doc_id: str, join: str, access: Access, query: TextQuery,
+              flt: DocFilter, limit: int) -> list[tuple[int, int, float]]:
+        """(row id, document id, -bm25) of a full-text table's best rows; the reader's rule and the
+        filter on the row's document (doc_id: how a row names it, after join) before the LIMIT."""
         if not query.terms:
             return []
         from ...errors import StoreError
 
         fts_query = match_expression(query)
         where, params = _readable_passing(access, flt)
-        if where == "1":
-            sql = ("SELECT f.rowid, c.doc_id, f.rank FROM (SELECT rowid, bm25(chunk_fts, 1.0, 2.0, 1.0) AS rank"
-                   " FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?) f"
-                   " JOIN chunks c ON c.id = f.rowid ORDER BY f.rank, f.rowid")
+        if where == "1":  # FTS5 ranks and cuts alone; the join reads only the rows kept
+            sql = (f"SELECT f.rowid, {doc_id}, f.rank FROM (SELECT rowid, bm25({table}, {weights}) AS rank"
+                   f" FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?) f{join} ORDER BY f.rank, f.rowid")
             args = [fts_query, limit]
         else:
-            sql = ("SELECT f.rowid, c.doc_id, bm25(chunk_fts, 1.0, 2.0, 1.0) AS rank FROM chunk_fts f"
-                   " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.doc_id"
-                   f" WHERE chunk_fts MATCH ? AND {where} ORDER BY rank, f.rowid LIMIT ?")
+            sql = (f"SELECT f.rowid, {doc_id}, bm25({table}, {weights}) AS rank FROM {table} f{join}"
+                   f" JOIN documents d ON d.id = {doc_id} WHERE {table} MATCH ? AND {where}"
+                   " ORDER BY rank, f.rowid LIMIT ?")
             args = [fts_query, *params, limit]
         try:
-            return [(chunk_id, doc_id, -rank) for chunk_id, doc_id, rank in self.db.execute(sql, args)]
+            return [(row_id, doc, -rank) for row_id, doc, rank in self.db.execute(sql, args)]
         except sqlite3.OperationalError as exc:
             raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
 
