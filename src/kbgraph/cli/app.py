@@ -9,7 +9,7 @@ import click
 from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index_cmd, mentions_cmd, model_cmd,
                portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
-from . import capture_cmd, memory_cmd, recall_cmd
+from . import capture_cmd, mcp_cmd, memory_cmd, recall_cmd
 from .wording import cli_words
 
 
@@ -40,6 +40,7 @@ cli.add_command(capture_cmd.note)
 cli.add_command(capture_cmd.brief)
 cli.add_command(context_cmd.context)
 cli.add_command(context_cmd.slice_)
+cli.add_command(mcp_cmd.mcp)
 relations_cmd.register(entity_cmd.entity)
 suggestions_cmd.register(entity_cmd.entity)
 mentions_cmd.register(entity_cmd.entity)

@@ -1,0 +1,85 @@
+"""Tools for the two review queues: relation suggestions and entity-resolution questions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from ..workspace import Workspace
+from .errors import tool_errors
+from .results import READ, lines, result, write
+
+Id = Annotated[int, Field(ge=1, description="The id the list shows.")]
+
+
+def register(server: MCPServer, ws: Workspace) -> None:
+    _register_suggestions(server, ws)
+    _register_questions(server, ws)
+
+
+def _register_suggestions(server: MCPServer, ws: Workspace) -> None:
+    from ..relations.suggestions import accept, list_suggestions, reject
+
+    @server.tool(annotations=READ)
+    @tool_errors
+    def suggestions_list(status: Literal["pending", "accepted", "rejected"] = "pending") -> CallToolResult:
+        """Relations found in the notes, by review status, each with the sentence that states it."""
+        rows = list_suggestions(ws.store, status, access=ws.access)
+        out = [f"#{s['id']} {s['source']} --{s['type']}--> {s['target']} ({s['confidence']}, seen {s['strength']}×): "
+               f"{' '.join((s['evidence'] or '').split())[:160]}" for s in rows]
+        data = {"status": status, "count": len(rows), "suggestions": rows}
+        if not rows:
+            return result(f"no {status} suggestions", data)
+        nxt = "next: suggestion_accept or suggestion_reject with an id" if status == "pending" else None
+        return result(lines(f"{len(rows)} {status} suggestions:", *out, nxt), data)
+
+    @server.tool(annotations=write(idempotent=True))
+    @tool_errors
+    def suggestion_accept(suggestion_id: Id) -> CallToolResult:
+        """Accept a pending suggestion: it becomes a relation (written to the source's page, evidence kept)."""
+        data = accept(ws, suggestion_id)
+        r = data["relation"]
+        notes = ([f"created {', '.join(data['created'])}"] if data["created"] else []) + ([data["note"]] if data["note"] else [])
+        return result(f"accepted #{suggestion_id}: {r['source']} --{r['type']}--> {r['target']}"
+                      + (f" ({'; '.join(notes)})" if notes else ""), data)
+
+    @server.tool(annotations=write(idempotent=True))
+    @tool_errors
+    def suggestion_reject(suggestion_id: Id) -> CallToolResult:
+        """Reject a pending suggestion: it is remembered and never suggested again."""
+        return result(f"rejected #{suggestion_id}", reject(ws, suggestion_id))
+
+
+def _register_questions(server: MCPServer, ws: Workspace) -> None:
+    from ..resolve.answers import confirm, pending, reject
+
+    @server.tool(annotations=READ)
+    @tool_errors
+    def resolution_pending() -> CallToolResult:
+        """Entity-resolution questions waiting for an answer: is this name that entity?"""
+        rows = pending(ws.store, ws.access)
+        data = {"count": len(rows), "questions": rows}
+        if not rows:
+            return result("no questions waiting", data)
+        out = [f"#{r['id']} is {r['surface']!r} {r['candidate_name'] or '?'}? (P={r['score']:.2f}"
+               + (f", in {r['doc_path']})" if r["doc_path"] else ")") for r in rows]
+        return result(lines(f"{len(rows)} questions:", *out,
+                            "next: resolution_confirm or resolution_reject with an id (ask the user: never guess)"), data)
+
+    @server.tool(annotations=write(destructive=True, idempotent=True))
+    @tool_errors
+    def resolution_confirm(question_id: Id) -> CallToolResult:
+        """Yes, the name is that entity: recorded as a merge (or, for a bare first name, a link in the
+        documents that use it). Identities change: confirm only what the user said."""
+        data = confirm(ws, question_id)
+        return result(f"confirmed #{question_id}: {data['surface']!r} is {data['entity']}", data)
+
+    @server.tool(annotations=write(idempotent=True))
+    @tool_errors
+    def resolution_reject(question_id: Id) -> CallToolResult:
+        """No, the name is not that entity; the pair is never asked about again."""
+        data = reject(ws, question_id)
+        return result(f"rejected #{question_id}: {data['surface']!r} is not {data['entity']}", data)
