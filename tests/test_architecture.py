@@ -139,3 +139,10 @@ def test_every_feature_folder_named_in_the_layout_exists():
     for folder in ("ingest", "pages", "entities", "relations", "resolve", "extract", "docgraph", "embed",
                    "search", "graph", "context", "store/sqlite", "cli"):
         assert (SRC / PACKAGE / folder / "__init__.py").is_file(), folder
+
+
+def test_interfaces_never_import_each_other_but_the_cli_launches_them():
+    """api/ and mcp/ call the library, never another interface; only cli/ may import them (kbg serve, kbg mcp)."""
+    wrong = [(m, t) for m, targets in import_graph().items() for t in targets
+             if _area(m) in INTERFACES and _area(t) in INTERFACES and _area(m) != _area(t) and _area(m) != "cli"]
+    assert wrong == []

@@ -758,12 +758,33 @@ def m018_relation_line_time(db: sqlite3.Connection) -> None:
     )
 
 
+def m019_api_tokens(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- Bearer tokens for `kbg serve`: only a salted sha256 of each secret is kept (the token is shown
+        -- once, at creation). A revoked token keeps its row (revoked_at) and frees its name.
+        CREATE TABLE api_tokens (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            salt TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            visibilities TEXT NOT NULL DEFAULT '["public","team"]',
+            max_sensitivity TEXT NOT NULL DEFAULT 'internal',
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        ) STRICT;
+        CREATE UNIQUE INDEX api_tokens_live_name ON api_tokens (name) WHERE revoked_at IS NULL;
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
     m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
     m013_doc_fts, m014_vector_prints, m015_governance_and_relation_history, m016_relation_generation,
-    m017_facts_and_loops, m018_relation_line_time,
+    m017_facts_and_loops, m018_relation_line_time, m019_api_tokens,
 ]
 
 

@@ -22,6 +22,7 @@ from .graph import ConflictQueries, GraphQueries
 from .memory import MemoryQueries
 from .resolution import ResolutionQueries
 from .search import SearchQueries
+from .tokens import TokenQueries
 from .vectors import VectorQueries
 
 INDEX_DIR = ".kbgraph"
@@ -45,7 +46,7 @@ def _now() -> str:
 
 
 class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
-                  MemoryQueries):
+                  MemoryQueries, TokenQueries):
     """One index, safe to share between threads: each thread gets its own connection (opened on first
     use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
     within that thread. Writers take the write lock up front (BEGIN IMMEDIATE) and wait for each other

@@ -1,0 +1,125 @@
+"""The app factory: one FastAPI app over one opened vault, its routes, limits and error mapping."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+
+from ..workspace import Workspace
+from . import errors
+from .errors import error_body
+from .routes import documents, entities, graph, memory, relations, review, search, status
+from .tokens import request_access
+
+MAX_BODY_BYTES = 1_000_000
+
+
+def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY_BYTES,
+               mcp_server: Any = None) -> FastAPI:
+    """The API for ws. loopback: the server listens on loopback only (then, with no tokens, callers read as
+    the local user). mcp_server: an MCP server for the same vault (`MCPServer`), mounted at /mcp and served
+    to the local user only; None leaves /mcp out."""
+    app = FastAPI(title="kbgraph", version=_version(), lifespan=_lifespan(mcp_server), responses=errors.RESPONSES,
+                  description="The HTTP API of kbgraph: the same library functions as the `kbg` CLI, the JSON "
+                              "shapes of docs/json.md. Errors and auth: docs/api.md.")
+    app.state.workspace = ws
+    app.state.loopback = loopback
+    errors.install(app)
+    for module in (search, documents, entities, relations, graph, review, memory, status):
+        app.include_router(module.router)
+    if mcp_server is not None:
+        app.mount("/mcp", _local_only(mcp_server.streamable_http_app(streamable_http_path="/"), ws, loopback))
+    app.add_middleware(_BodyLimit, limit=max_body)
+    return app
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kbgraph")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _lifespan(mcp_server: Any):
+    """Run the MCP session manager with the app: Starlette does not run a mounted app's lifespan."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if mcp_server is None:
+            yield
+            return
+        async with mcp_server.session_manager.run():
+            yield
+
+    return lifespan
+
+
+async def _send_error(send, status: int, code: str, message: str, headers: tuple = ()) -> None:
+    import json
+
+    body = json.dumps(error_body(code, message)).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *headers]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _BodyLimit:
+    """413 for a request body over the limit: by its Content-Length, or while it streams in."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await _send_error(send, 413, "too_large", f"the request body is over {self.limit} bytes")
+        seen = 0
+        started = False
+
+        async def counted():
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge()
+            return message
+
+        async def tracked(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except _TooLarge:
+            if not started:
+                await _send_error(send, 413, "too_large", f"the request body is over {self.limit} bytes")
+
+
+class _TooLarge(HTTPException):
+    """An HTTPException, so that FastAPI's body reader passes it on as it is (413), not as a parse error."""
+
+    def __init__(self) -> None:
+        super().__init__(413, "the request body is too large")
+
+
+def _local_only(asgi, ws: Workspace, loopback: bool):
+    """The MCP server reads as the local user, so it answers only callers who read as the local user."""
+
+    async def app(scope, receive, send):
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+            access = request_access(ws.store, headers.get("authorization"), loopback)
+            if access is None or not access.sees_everything:
+                return await _send_error(send, 403, "forbidden", "MCP over HTTP is served to the local user only "
+                                         "(loopback, no tokens); agents elsewhere use `kbg mcp` on the vault's machine")
+        await asgi(scope, receive, send)
+
+    return app
