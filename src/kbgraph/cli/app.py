@@ -10,6 +10,7 @@ from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index
                portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
 from . import capture_cmd, mcp_cmd, memory_cmd, recall_cmd
+from . import serve_cmd, token_cmd
 from .wording import cli_words
 
 
@@ -40,6 +41,8 @@ cli.add_command(capture_cmd.note)
 cli.add_command(capture_cmd.brief)
 cli.add_command(context_cmd.context)
 cli.add_command(context_cmd.slice_)
+cli.add_command(serve_cmd.serve)
+cli.add_command(token_cmd.token)
 cli.add_command(mcp_cmd.mcp)
 relations_cmd.register(entity_cmd.entity)
 suggestions_cmd.register(entity_cmd.entity)

@@ -1,0 +1,48 @@
+"""`kbg serve`: the HTTP API (and MCP at /mcp) over one vault, with uvicorn."""
+
+from __future__ import annotations
+
+import click
+
+from .common import open_workspace, vault_option
+
+SERVE_EXTRA = "pip install 'kbgraph[serve]'"
+
+
+def require_serve_extra() -> None:
+    """FastAPI and uvicorn come with the serve extra; without them, one line saying what to install."""
+    from ..errors import MissingDependency
+
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependency(f"kbg serve needs FastAPI and uvicorn ({exc.name} is missing): {SERVE_EXTRA}") from None
+
+
+def mcp_server_for(ws):
+    """The MCP server over the same open workspace, mounted at /mcp."""
+    from ..mcp import build_server
+
+    return build_server(workspace=ws)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback needs tokens (`kbg token create`).")
+@click.option("--port", default=8321, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@vault_option
+def serve(host: str, port: int, vault: str | None) -> None:
+    """Serve the HTTP API (OpenAPI at /openapi.json, docs/api.md) and MCP at /mcp. On loopback with no
+    tokens, callers read as you; with tokens, each request needs `Authorization: Bearer TOKEN`."""
+    require_serve_extra()
+    import uvicorn
+
+    from ..api.app import create_app
+    from ..api.tokens import check_bind, is_loopback
+
+    with open_workspace(vault) as ws:
+        check_bind(host, ws.store)
+        app = create_app(ws, loopback=is_loopback(host), mcp_server=mcp_server_for(ws))
+        click.echo(f"kbgraph API for {ws.root} on http://{host}:{port} (Ctrl-C stops)", err=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning")

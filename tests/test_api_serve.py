@@ -1,0 +1,130 @@
+"""`kbg serve` and `kbg token`: the bind rule, tokens and who a request reads as, MCP at /mcp, the extra."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from kbgraph.ingest.pipeline import index_vault  # noqa: E402
+
+from .conftest import copy_indexed, kbg, run_kbg  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def governed(indexed_sample, tmp_path_factory):
+    vault = copy_indexed(indexed_sample, tmp_path_factory.mktemp("serve") / "vault")
+    (vault / "notes/harbour-open.md").write_text("---\nvisibility: public\n---\n# Harbour\n\nThe harbour budget is open.\n")
+    (vault / "notes/harbour-secret.md").write_text(
+        "---\nvisibility: private\nowner: ana\n---\n# Harbour plans\n\nThe harbour budget is secret.\n")
+    index_vault(vault)
+    return vault
+
+
+@pytest.fixture
+def vault(governed, tmp_path):
+    return copy_indexed(governed, tmp_path / "vault")
+
+
+def _client(vault, loopback=True, mcp=False):
+    from kbgraph.api.app import create_app
+    from kbgraph.mcp import build_server
+    from kbgraph.workspace import Workspace
+
+    ws = Workspace.open(str(vault))
+    app = create_app(ws, loopback=loopback, mcp_server=build_server(workspace=ws) if mcp else None)
+    return ws, TestClient(app)
+
+
+def _paths(response) -> set[str]:
+    assert response.status_code == 200, response.text
+    return {h["path"] for h in response.json()["hits"]}
+
+
+def test_tokens_are_shown_once_stored_hashed_listed_and_revoked(vault):
+    created = kbg(vault, "token", "create", "bob")
+    assert created["token"].startswith("kbg_") and created["name"] == "bob"
+    listed = kbg(vault, "token", "list")["tokens"]
+    assert [t["name"] for t in listed] == ["bob"] and "token" not in listed[0] and "digest" not in listed[0]
+    import sqlite3
+
+    rows = sqlite3.connect(vault / ".kbgraph/index.db").execute("SELECT salt, digest FROM api_tokens").fetchall()
+    assert created["token"].split("_", 2)[2] not in str(rows)
+    assert kbg(vault, "token", "create", "bob", code=1)["kind"] == "InvalidInput"
+    assert kbg(vault, "token", "revoke", "bob") == {"revoked": "bob"}
+    assert kbg(vault, "token", "list")["tokens"] == []
+
+
+def test_with_tokens_a_request_needs_a_valid_bearer(vault):
+    secret = kbg(vault, "token", "create", "bob")["token"]
+    ws, client = _client(vault)
+    with ws, client:
+        for headers in ({}, {"Authorization": "Bearer kbg_1_" + "x" * 43}, {"Authorization": "Basic abc"},
+                        {"Authorization": secret}):
+            response = client.get("/search", params={"q": "harbour"}, headers=headers)
+            assert response.status_code == 401 and response.json()["error"]["code"] == "unauthorized"
+            assert response.headers["www-authenticate"] == "Bearer"
+        ok = client.get("/search", params={"q": "harbour"}, headers={"Authorization": f"Bearer {secret}"})
+        assert ok.status_code == 200
+        run_kbg("token", "revoke", "bob", "--vault", str(vault))
+        assert client.get("/search", params={"q": "harbour"},
+                          headers={"Authorization": f"Bearer {secret}"}).status_code == 200  # no tokens: local again
+
+
+def test_off_loopback_a_bearer_is_needed_even_with_no_tokens_left(vault):
+    ws, client = _client(vault, loopback=False)
+    with ws, client:
+        assert client.get("/index/status").status_code == 401
+
+
+def test_a_private_document_is_invisible_to_a_token_that_may_not_read_it(vault):
+    bob = kbg(vault, "token", "create", "bob")["token"]
+    ana = kbg(vault, "token", "create", "ana")["token"]
+    ws, client = _client(vault)
+    with ws, client:
+        seen = _paths(client.get("/search", params={"q": "harbour budget"}, headers={"Authorization": f"Bearer {bob}"}))
+        assert "notes/harbour-open.md" in seen and "notes/harbour-secret.md" not in seen
+        hidden = client.get("/documents/view", params={"target": "notes/harbour-secret.md"},
+                            headers={"Authorization": f"Bearer {bob}"})
+        assert hidden.status_code == 404
+        owner = _paths(client.get("/search", params={"q": "harbour budget"}, headers={"Authorization": f"Bearer {ana}"}))
+        assert "notes/harbour-secret.md" in owner  # the owner reads its private note
+
+
+def test_serve_refuses_a_public_address_without_tokens(vault):
+    result = run_kbg("serve", "--host", "0.0.0.0", "--vault", str(vault))
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: refusing to serve on 0.0.0.0 without tokens")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_serve_without_the_extra_names_it(vault, monkeypatch):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn now raises ImportError
+    result = run_kbg("serve", "--vault", str(vault))
+    assert result.returncode == 1 and "pip install 'kbgraph[serve]'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_bind_rule():
+    from kbgraph.api.tokens import is_loopback
+
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.1.2.3")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("example.org")
+
+
+def test_mcp_is_mounted_for_the_local_user_only(vault):
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "test", "version": "0"}}}
+    headers = {"Accept": "application/json, text/event-stream", "Host": "127.0.0.1:8321"}
+    ws, client = _client(vault, mcp=True)
+    with ws, client:
+        response = client.post("/mcp/", json=request, headers=headers)
+        assert response.status_code == 200, response.text
+        assert "serverInfo" in response.text
+        run_kbg("token", "create", "bob", "--vault", str(vault))
+        assert client.post("/mcp/", json=request, headers=headers).status_code == 403
