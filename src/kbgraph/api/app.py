@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
@@ -29,10 +30,24 @@ def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY
     errors.install(app)
     for module in (search, documents, entities, relations, graph, review, memory, status):
         app.include_router(module.router)
+    _mount_web(app)
     if mcp_server is not None:
         app.mount("/mcp", _local_only(mcp_server.streamable_http_app(streamable_http_path="/"), ws, loopback))
     app.add_middleware(_BodyLimit, limit=max_body)
     return app
+
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+
+
+def _mount_web(app: FastAPI) -> None:
+    """The web view (docs/web.md): its page at / and its files at /web/. Static files only: the page calls
+    the routes above from the browser, so it reads as whoever the browser's requests read as."""
+    from fastapi.responses import FileResponse
+    from fastapi.staticfiles import StaticFiles
+
+    app.add_api_route("/", lambda: FileResponse(WEB / "index.html"), include_in_schema=False)
+    app.mount("/web", StaticFiles(directory=WEB), name="web")
 
 
 def _version() -> str:
