@@ -90,7 +90,7 @@ def check_bind(host: str, store: Store) -> None:
     """Serving beyond loopback needs tokens: without them anyone who reaches the port reads everything."""
     if not is_loopback(host) and not store.has_api_tokens():
         raise InvalidInput(f"refusing to serve on {host} without tokens: anyone reaching it could read the vault",
-                           param="host", hint="create a token first (kbg token create NAME), or bind to 127.0.0.1")
+                           param="host", hint="create a token first, or bind to a loopback address")
 
 
 def request_access(store: Store, authorization: str | None, loopback: bool = True) -> Access | None:
