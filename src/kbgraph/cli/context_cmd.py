@@ -24,6 +24,7 @@ def context(topic, budget, items, vault, as_json) -> None:
     with open_workspace(vault) as ws:
         result = build_context(ws.store, ws.config, topic, budget, items, access=ws.access)
     if as_json:
+        from ..shapes import context_json
         from .output import print_json
 
         print_json(context_json(result))
@@ -46,23 +47,12 @@ def slice_(names, include_expired, include_inferred, vault, as_json) -> None:
         result = slice_entities(ws.store, ws.config, list(names), access=ws.access, include_expired=include_expired,
                                 include_inferred=include_inferred)
     if as_json:
-        from ..model import as_dict
+        from ..shapes import slice_json
         from .output import print_json
 
-        print_json({"entities": [as_dict(s) for s in result.entities], "text": result.text, "tokens": result.tokens,
-                    "tokenizer": result.tokenizer, "exact": result.exact, "notes": list(result.notes)})
+        print_json(slice_json(result))
         return
     _print_text(result.text, result.notes, "nothing known")
-
-
-def context_json(result) -> dict:
-    from ..model import as_dict
-
-    passages = [{**as_dict(p), "citation": p.citation} for p in result.passages]
-    return {"topic": result.topic, "budget": result.budget, "items": result.items, "tokens": result.tokens,
-            "tokenizer": result.tokenizer, "exact": result.exact, "text": result.text,
-            "entities": [as_dict(e) for e in result.entities], "passages": passages, "left_out": result.left_out,
-            "ambiguous": list(result.ambiguous), "notes": list(result.notes)}
 
 
 def _print_text(text: str, notes, empty: str) -> None:

@@ -40,30 +40,20 @@ def search(query, limit, mode, entity, expand_relations, explain, why_not, widen
 
     QUERY is plain words; "a phrase", prefix* and -exclude work, and any other text is safe.
     """
-    from ..model import as_dict
+    from ..search import search as run_search
+    from ..shapes import search_json
     from .output import emit_rows, highlight, resolve_format
 
     fmt = resolve_format(fmt, as_json)
     flt = doc_filter(types, path, date_from, date_to, tags)
-    from ..search import search as run_search
 
     with open_workspace(vault) as ws:
         result = run_search(ws.store, query, flt, limit, config=ws.config, mode=mode, entity=entity,
                             expand_relations=expand_relations, explain=explain, why_not=why_not, widen=widen,
                             access=ws.access, as_of=as_of, unit="passage" if passages else "document")
-    rows = [
-        {
-            "path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date,
-            "heading": h.heading, "snippet": h.marked_snippet(), "score": h.score, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
-            "via": h.via, "duplicates": list(h.duplicates), "explain": as_dict(h.explain) if h.explain else None,
-            "passage": as_dict(h.passage) if h.passage else None,
-        }
-        for h in result.hits
-    ]
-    envelope = {"query": query, "unit": result.unit, "mode": result.mode, "signals": list(result.signals), "entities": list(result.entities),
-                "ambiguous": list(result.ambiguous), "notes": list(result.notes), "count": len(rows)}
-    if why_not is not None:
-        envelope["why_not"] = result.why_not
+    data = search_json(result, why_not_asked=why_not is not None)
+    rows = data.pop("hits")
+    envelope = data  # query, unit, mode, signals, entities, ambiguous, notes, count (why_not when asked)
     if fmt == "table" and not fields:
         _print_context(result)
         rows = [{**r, "where": _where(r), "snippet": _passage(r) if widen else highlight(h.snippet, h.highlights)}

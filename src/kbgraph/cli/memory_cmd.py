@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..shapes import loop_json, recorded_json
 from .common import json_option, list_options, open_workspace, vault_option
 
 FACT_FIELDS = ("id", "entity_key", "entity", "kind", "text", "date", "source", "origin", "page", "recorded_at",
@@ -22,22 +23,6 @@ def fact() -> None:
 @click.group()
 def loop() -> None:
     """Loops: follow-ups about entities with a due date; resolving one keeps it."""
-
-
-def _recorded(result, key: str) -> dict:
-    from ..model import as_dict
-
-    return {key: _with_overdue(result.item) if key == "loop" else as_dict(result.item),
-            "page": result.page, "warnings": list(result.warnings),
-            **({"replaced": as_dict(result.replaced) if result.replaced else None} if key == "fact" else {})}
-
-
-def _with_overdue(item) -> dict:
-    from ..context.loops import is_overdue
-    from ..context.memory import today_iso
-    from ..model import as_dict
-
-    return {**as_dict(item), "overdue": is_overdue(item, today_iso())}
 
 
 def _say(data: dict, as_json: bool, line: str) -> None:
@@ -66,7 +51,7 @@ def fact_add(entity, text, kind, date, source, vault, as_json) -> None:
     from ..context.facts import add_fact
 
     with open_workspace(vault) as ws:
-        data = _recorded(add_fact(ws, entity, kind, text, date, source), "fact")
+        data = recorded_json(add_fact(ws, entity, kind, text, date, source), "fact")
     f = data["fact"]
     _say(data, as_json, f"fact {f['id']} about {f['entity']}: {f['kind']}: {f['text']}"
                         + (f" ({f['date']})" if f["date"] else ""))
@@ -109,7 +94,7 @@ def fact_supersede(fact_id, text, kind, date, source, vault, as_json) -> None:
     from ..context.facts import supersede_fact
 
     with open_workspace(vault) as ws:
-        data = _recorded(supersede_fact(ws, fact_id, text, kind, date, source), "fact")
+        data = recorded_json(supersede_fact(ws, fact_id, text, kind, date, source), "fact")
     f = data["fact"]
     _say(data, as_json, f"fact {f['id']} supersedes fact {fact_id}: {f['kind']}: {f['text']}")
 
@@ -126,7 +111,7 @@ def loop_add(entity, text, due, source, vault, as_json) -> None:
     from ..context.loops import add_loop
 
     with open_workspace(vault) as ws:
-        data = _recorded(add_loop(ws, entity, text, due, source), "loop")
+        data = recorded_json(add_loop(ws, entity, text, due, source), "loop")
     item = data["loop"]
     _say(data, as_json, f"loop {item['id']} about {item['entity']}: {item['text']}"
                         + (f", due {item['due']}" if item["due"] else ""))
@@ -145,7 +130,7 @@ def loop_list(entity, due, include_closed, vault, as_json, fmt, fields) -> None:
     from .output import emit_rows, resolve_format
 
     with open_workspace(vault) as ws:
-        rows = [_with_overdue(x) for x in list_loops(ws.store, ws.access, entity, due, include_closed)]
+        rows = [loop_json(x) for x in list_loops(ws.store, ws.access, entity, due, include_closed)]
     columns = [("id", "Id"), ("entity", "Entity"), ("text", "Loop"), ("due", "Due"), ("status", "Status"),
                ("overdue", "Overdue")] + ([("resolved_on", "Resolved")] if include_closed else [])
     emit_rows(rows, resolve_format(fmt, as_json), fields, {"entity": entity, "due": due, "count": len(rows)},
@@ -163,6 +148,6 @@ def loop_resolve(loop_id, day, vault, as_json) -> None:
     from ..context.loops import resolve_loop
 
     with open_workspace(vault) as ws:
-        data = _recorded(resolve_loop(ws, loop_id, day), "loop")
+        data = recorded_json(resolve_loop(ws, loop_id, day), "loop")
     item = data["loop"]
     _say(data, as_json, f"resolved loop {item['id']} about {item['entity']} on {item['resolved_on']}: {item['text']}")

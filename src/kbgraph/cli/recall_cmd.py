@@ -24,26 +24,12 @@ def recall(query, limit, types, path, date_from, date_to, tags, vault, as_json) 
     with open_workspace(vault) as ws:
         answer = run_recall(ws.store, ws.config, query, flt, limit, access=ws.access)
     if as_json:
+        from ..shapes import recall_json
         from .output import print_json
 
         print_json(recall_json(answer))
         return
     _print(answer)
-
-
-def recall_json(answer) -> dict:
-    def tie(t):
-        return {"term": t.term, "id": t.person_id, "name": t.person, "relation": t.relation}
-
-    return {
-        "query": answer.query, "status": answer.status, "why": answer.why, "owner": answer.owner,
-        "terms": list(answer.terms), "person": tie(answer.tie) if answer.tie else None,
-        "candidates": [tie(c) for c in answer.candidates],
-        "facts": [{"id": f.id, "kind": f.kind, "text": f.text, "date": f.date, "source": f.source}
-                  for f in answer.facts],
-        "passages": [{"path": h.path, "line": h.line, "heading": h.heading, "snippet": h.marked_snippet(),
-                      "score": h.score, "via": h.via, "date": h.date} for h in answer.passages],
-    }
 
 
 def _print(answer) -> None:

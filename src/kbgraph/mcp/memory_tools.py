@@ -11,7 +11,8 @@ from pydantic import Field
 from ..model import as_dict
 from ..workspace import Workspace
 from .errors import tool_errors
-from .results import READ, lines, loop_json, recorded_json, result, write
+from ..shapes import loop_json, recorded_json
+from .results import READ, lines, result, write
 
 Name = Annotated[str, Field(min_length=1, max_length=500, description="An entity's name or alias.")]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]

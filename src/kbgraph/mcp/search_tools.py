@@ -10,7 +10,8 @@ from pydantic import Field
 
 from ..workspace import Workspace
 from .errors import tool_errors
-from .results import READ, context_json, lines, recall_json, result, search_json, slice_json
+from ..shapes import context_json, recall_json, search_json, slice_json
+from .results import READ, lines, result
 
 Query = Annotated[str, Field(min_length=1, max_length=2000, description="Plain words; \"a phrase\", prefix*, -exclude.")]
 Name = Annotated[str, Field(min_length=1, max_length=500, description="An entity's name or alias.")]
@@ -35,7 +36,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
         neighbours' too). Each hit cites path:line; read one with document_view."""
         found = run_search(ws.store, query, None, limit, config=ws.config, mode=mode, entity=entity,
                            expand_relations=expand_relations, explain=explain, access=ws.access, unit=unit)
-        data = search_json(found, query)
+        data = search_json(found)
         return result(_search_text(data, found), data)
 
     @server.tool(annotations=READ)

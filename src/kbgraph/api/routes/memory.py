@@ -10,7 +10,7 @@ from ...errors import InvalidInput
 from ...model import as_dict
 from ..deps import WS
 from ..models import JSON, FactBody, LoopBody, LoopResolveBody, SupersedeBody
-from ..shapes import context_json, loop_json, recorded_json, slice_json
+from ...shapes import context_json, loop_json, recorded_json, slice_json
 
 router = APIRouter(tags=["memory"])
 Id = Annotated[int, Path(ge=1, le=2**62)]

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from ..deps import WS
 from ..models import JSON, SearchResponse
-from ..shapes import recall_json, search_json
+from ...shapes import recall_json, search_json
 from . import Date, DateFrom, DateTo, Many, Words, doc_filter
 
 router = APIRouter(tags=["search"])
@@ -30,7 +30,7 @@ def search(ws: WS, q: Words, limit: Annotated[int, Query(ge=1, le=200)] = 10,
     result = run_search(ws.store, q, flt, limit, config=ws.config, mode=mode, entity=entity,
                         expand_relations=expand_relations, explain=explain, why_not=why_not, widen=widen,
                         access=ws.access, as_of=as_of, unit="passage" if passages else "document")
-    return search_json(q, result, why_not)
+    return search_json(result, why_not_asked=why_not is not None)
 
 
 @router.get("/recall")

@@ -1,25 +1,31 @@
-"""The library's values as the JSON of docs/json.md: the same keys `kbg ... --json` prints."""
+"""The library's answers as the JSON of docs/json.md: one definition of each shape, which every door
+(`kbg ... --json`, the HTTP API, the MCP server's structured content) prints as is."""
 
 from __future__ import annotations
 
-from ..model import as_dict
+from typing import Any
+
+from .model import as_dict
 
 
-def search_json(query: str, result, why_not: str | None) -> dict:
+def search_json(result: Any, why_not_asked: bool = False) -> dict:
+    """`kbg search --json`: the envelope and its hits, and why_not when it was asked (null when the
+    query had nothing to search) or given."""
     hits = [{"path": h.path, "line": h.line, "title": h.title, "kind": h.kind, "date": h.date, "heading": h.heading,
              "snippet": h.marked_snippet(), "score": h.score, "doc_id": h.doc_id, "chunk_id": h.chunk_id,
              "via": h.via, "duplicates": list(h.duplicates), "explain": as_dict(h.explain) if h.explain else None,
              "passage": as_dict(h.passage) if h.passage else None} for h in result.hits]
-    body = {"query": query, "unit": result.unit, "mode": result.mode, "signals": list(result.signals),
+    data = {"query": result.query, "unit": result.unit, "mode": result.mode, "signals": list(result.signals),
             "entities": list(result.entities), "ambiguous": list(result.ambiguous), "notes": list(result.notes),
             "count": len(hits), "hits": hits}
-    if why_not is not None:
-        body["why_not"] = result.why_not
-    return body
+    if why_not_asked or result.why_not is not None:
+        data["why_not"] = result.why_not
+    return data
 
 
-def recall_json(answer) -> dict:
-    def tie(t):
+def recall_json(answer: Any) -> dict:
+    """`kbg recall --json`."""
+    def tie(t: Any) -> dict:
         return {"term": t.term, "id": t.person_id, "name": t.person, "relation": t.relation}
 
     return {
@@ -33,7 +39,8 @@ def recall_json(answer) -> dict:
     }
 
 
-def context_json(result) -> dict:
+def context_json(result: Any) -> dict:
+    """`kbg context --json`."""
     passages = [{**as_dict(p), "citation": p.citation} for p in result.passages]
     return {"topic": result.topic, "budget": result.budget, "items": result.items, "tokens": result.tokens,
             "tokenizer": result.tokenizer, "exact": result.exact, "text": result.text,
@@ -41,21 +48,25 @@ def context_json(result) -> dict:
             "ambiguous": list(result.ambiguous), "notes": list(result.notes)}
 
 
-def slice_json(result) -> dict:
+def slice_json(result: Any) -> dict:
+    """`kbg slice --json`."""
     return {"entities": [as_dict(s) for s in result.entities], "text": result.text, "tokens": result.tokens,
             "tokenizer": result.tokenizer, "exact": result.exact, "notes": list(result.notes)}
 
 
-def loop_json(item, today: str) -> dict:
-    from ..context.loops import is_overdue
+def loop_json(item: Any, today: str | None = None) -> dict:
+    """A loop with whether it is overdue today (or on `today`)."""
+    from .context.loops import is_overdue
+    from .context.memory import today_iso
 
-    return {**as_dict(item), "overdue": is_overdue(item, today)}
+    return {**as_dict(item), "overdue": is_overdue(item, today or today_iso())}
 
 
-def recorded_json(result, key: str) -> dict:
-    """A fact or loop just written: the item, the page it went to, warnings (and, for a fact, what it replaced)."""
-    from ..context.memory import today_iso
-
-    item = loop_json(result.item, today_iso()) if key == "loop" else as_dict(result.item)
-    extra = {"replaced": as_dict(result.replaced) if result.replaced else None} if key == "fact" else {}
-    return {key: item, "page": result.page, "warnings": list(result.warnings), **extra}
+def recorded_json(recorded: Any, key: str) -> dict:
+    """`kbg fact add|supersede --json` and `kbg loop add|resolve --json`: the item, the page it went to,
+    warnings, and for a fact what it replaced."""
+    data = {key: loop_json(recorded.item) if key == "loop" else as_dict(recorded.item), "page": recorded.page,
+            "warnings": list(recorded.warnings)}
+    if key == "fact":
+        data["replaced"] = as_dict(recorded.replaced) if recorded.replaced else None
+    return data
