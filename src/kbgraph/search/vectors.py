@@ -51,7 +51,6 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     return VectorSearch(embedder, ids, docs, matrix, store.chunks_missing_vectors()), None
 
 
-DOCUMENT_VECTORS = ("auto", "centroid", "best-section", "both")
 PARAGRAPH_WORDS = 32  # "auto": a query longer than this is a pasted paragraph, compared with whole notes
 
 
