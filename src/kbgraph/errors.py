@@ -51,7 +51,11 @@ class StoreError(KbgError):
     """The index database cannot be read or written."""
 
 
-class IndexLocked(StoreError):
+class VaultBusy(StoreError):
+    """Another process holds the vault's lock (indexing or writing) past the wait; retrying later works."""
+
+
+class IndexLocked(VaultBusy):
     """Another process is indexing this vault right now."""
 
 

@@ -25,7 +25,7 @@ STATUS: tuple[tuple[type[e.KbgError], int, str], ...] = (
     (e.Ambiguous, 409, "ambiguous"),
     (e.NotFound, 404, "not_found"),
     (e.InvalidInput, 400, "invalid_input"),
-    (e.IndexLocked, 503, "busy"),
+    (e.VaultBusy, 503, "busy"),
     (e.SchemaTooNew, 503, "schema_too_new"),
     (e.ModelError, 503, "model_unavailable"),
     (e.MissingDependency, 503, "missing_dependency"),

@@ -43,15 +43,15 @@ def relink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
 
 def unlinked_mentions(ws: Workspace, entity_name: str | None = None, limit: int | None = 100) -> list[dict]:
     """Documents whose text names an entity they never link, with the first such mention."""
-    entity = find_entity(ws.store, entity_name) if entity_name else None
-    return ws.store.unlinked_mentions(entity.id if entity else None, limit)
+    entity = find_entity(ws.store, entity_name, access=ws.access) if entity_name else None
+    return ws.store.unlinked_mentions(ws.access, entity.id if entity else None, limit)
 
 
 def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     """Wrap the first unlinked mention of ENTITY in DOC in a [[wikilink]] (`[[Name|as written]]` when
     the text spells it differently). Refuses when the note changed since it was indexed."""
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
-    rows = ws.store.unlinked_mentions(entity.id)
+    rows = ws.store.unlinked_mentions(ws.access, entity.id)
     row = next((r for r in rows if r["path"] == doc["path"]), None)
     if row is None:
         raise NotFound(f"{doc['path']} has no unlinked mention of {entity.name!r}",
@@ -73,7 +73,7 @@ def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
 
 
 def _entity_and_doc(ws: Workspace, entity_name: str, doc_path: str):
-    entity = find_entity(ws.store, entity_name)
+    entity = find_entity(ws.store, entity_name, access=ws.access)
     doc = ws.store.get_document(ws.access, path=doc_path.removeprefix("./"))
     if doc is None:
         raise NotFound(f"{doc_path!r} is not in the index", param="doc_path", hint="give a vault-relative path")

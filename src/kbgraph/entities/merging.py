@@ -24,8 +24,8 @@ from ..workspace import Workspace
 
 def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
     store = ws.store
-    merged = find_entity(store, merged_name)
-    into = find_entity(store, into_name)
+    merged = find_entity(store, merged_name, access=ws.access)
+    into = find_entity(store, into_name, access=ws.access)
     if merged.id == into.id:
         raise InvalidInput(f"{merged_name!r} and {into_name!r} are the same entity ({merged.name}); nothing to merge")
     if merged.type != into.type:

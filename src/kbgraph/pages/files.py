@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from ..errors import InvalidInput, StoreError
+from ..errors import InvalidInput, StoreError, VaultBusy
 from ..ingest.vault import FrontmatterError, split_frontmatter
 
 LOCK_WAIT_SECONDS = 30.0
@@ -21,7 +21,7 @@ def write_lock(root: Path, wait: float = LOCK_WAIT_SECONDS):
     """A vault-wide lock for read-modify-write of pages together with the matching database change."""
     from ..locks import exclusive
 
-    busy = StoreError("another kbgraph process is writing to this vault; try again")
+    busy = VaultBusy("another kbgraph process is writing to this vault; nothing was changed", hint="try again")
     return exclusive(Path(root) / ".kbgraph" / "write.lock", wait, busy)
 
 

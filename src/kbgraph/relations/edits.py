@@ -44,8 +44,8 @@ def relate(
     until = parse_valid_until(valid_until)
     began = parse_valid_until(since) if since is not None else None
     context = " ".join(context.split()) or None if context else None
-    source = find_entity(store, source_name)
-    evidence = _source_doc(store, source_doc)
+    source = find_entity(store, source_name, access=ws.access)
+    evidence = _source_doc(ws, source_doc)
     target = _target(ws, target_name, create_type, lambda t: canonical(vocab, source, type_name, t))
     return relate_entities(ws, source, type_name, target, reason, evidence, until, valid_until is not None,
                            since=began, context=context)
@@ -150,8 +150,8 @@ def _frontmatter_home(store: Store, vocab, row: dict) -> str | None:
 def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) -> dict:
     """Remove source --type--> target (from its page line too); a missing relation is an error."""
     store, vocab = ws.store, ws.config.vocabulary
-    source = find_entity(store, source_name)
-    target = find_entity(store, target_name)
+    source = find_entity(store, source_name, access=ws.access)
+    target = find_entity(store, target_name, access=ws.access)
     rtype, src, tgt = canonical(vocab, source, type_name, target)
     with write_lock(ws.root):
         row = store.get_relation(src.id, tgt.id, rtype.name)
@@ -183,7 +183,7 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
 def _target(ws: Workspace, name: str, create_type: str | None, check) -> Entity:
     """The target entity; with --create, a missing one is created, but only once check(it) passes."""
     try:
-        return find_entity(ws.store, name)
+        return find_entity(ws.store, name, access=ws.access)
     except NotFound:
         if not create_type:
             raise
@@ -200,7 +200,7 @@ def _target(ws: Workspace, name: str, create_type: str | None, check) -> Entity:
 def create_entity(ws: Workspace, entity_type: str, name: str) -> Entity:
     """A page-less entity the user asserts (kept across re-index and in export), or the one that exists."""
     try:
-        return find_entity(ws.store, name, entity_type)
+        return find_entity(ws.store, name, entity_type, access=ws.access)
     except NotFound:
         pass
     with ws.store.transaction():
@@ -209,13 +209,13 @@ def create_entity(ws: Workspace, entity_type: str, name: str) -> Entity:
     from ..ingest.pipeline import refresh_index
 
     refresh_index(ws)
-    return find_entity(ws.store, name, entity_type)
+    return find_entity(ws.store, name, entity_type, access=ws.access)
 
 
-def _source_doc(store: Store, path: str | None) -> dict | None:
+def _source_doc(ws: Workspace, path: str | None) -> dict | None:
     if path is None:
         return None
-    doc = store.get_document(LOCAL, path=path.removeprefix("./"))
+    doc = ws.store.get_document(ws.access, path=path.removeprefix("./"))
     if doc is None:
         raise NotFound(f"`source_doc` {path!r} is not in the index", param="source_doc",
                        hint="give a vault-relative path")

@@ -129,12 +129,15 @@ class ResolutionQueries:
 
     # --- unlinked mentions -----------------------------------------------------------
 
-    def unlinked_mentions(self, entity_id: int | None = None, limit: int | None = None) -> list[dict]:
+    def unlinked_mentions(self, access: Access, entity_id: int | None = None, limit: int | None = None) -> list[dict]:
         """Per (entity, document): text that names the entity where the document never links it,
-        with the first such mention (its offsets and surface) and how many there are."""
-        where, params = "", []
+        with the first such mention (its offsets and surface) and how many there are; only documents
+        and entities the access may read."""
+        doc_rule, doc_params = access_sql("d", access)
+        entity_rule, entity_params = access_sql("e", access)
+        where, params = f"AND {doc_rule} AND {entity_rule}", [*doc_params, *entity_params]
         if entity_id is not None:
-            where, params = "AND m.entity_id = ?", [entity_id]
+            where, params = where + " AND m.entity_id = ?", [*params, entity_id]
         sql = f"""
             SELECT m.entity_id, e.name, e.type, d.path, count(*), min(m.start) FROM mentions m
             JOIN entities e ON e.id = m.entity_id JOIN documents d ON d.id = m.doc_id
