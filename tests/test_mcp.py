@@ -19,6 +19,7 @@ from kbgraph.mcp import build_server  # noqa: E402
 from kbgraph.workspace import Workspace  # noqa: E402
 
 from .conftest import run_kbg  # noqa: E402
+from .test_mcp_more import MORE_READS, MORE_WRITES  # noqa: E402  (the tools test_mcp_more.py calls)
 
 MODES = ["default", "legacy"]
 WRITES = {"relate", "unrelate", "suggestion_accept", "suggestion_reject", "resolution_confirm", "resolution_reject",
@@ -64,12 +65,12 @@ def test_a_session_lists_every_tool_with_its_annotations(server, mode):
 
     info, instructions, tools, templates = run(go())
     assert info.name == "kbgraph" and "never guess" in instructions
-    assert {t.name for t in tools} == READS | WRITES
+    assert {t.name for t in tools} == READS | WRITES | MORE_READS | MORE_WRITES
     for tool in tools:
         a = tool.annotations
         assert a.open_world_hint is False, tool.name
         assert None not in (a.read_only_hint, a.destructive_hint, a.idempotent_hint), tool.name
-        assert a.read_only_hint is (tool.name in READS), tool.name
+        assert a.read_only_hint is (tool.name in READS | MORE_READS), tool.name
         assert tool.description and tool.input_schema["type"] == "object"
     assert {t.uri_template for t in templates.resource_templates} == {"note://{+path}", "entity://{name}"}
 
@@ -253,7 +254,7 @@ def test_kbg_mcp_over_stdio(shared_sample):
             return c.server_info, tools, await c.call_tool("entity_find", {"name": "Ana"})
 
     info, tools, found = run(go())
-    assert info.name == "kbgraph" and len(tools) == len(READS | WRITES)
+    assert info.name == "kbgraph" and len(tools) == len(READS | WRITES | MORE_READS | MORE_WRITES)
     assert not found.is_error and found.structured_content["entity"]["name"] == "Ana Lima"
 
 

@@ -70,3 +70,18 @@ def recorded_json(recorded: Any, key: str) -> dict:
     if key == "fact":
         data["replaced"] = as_dict(recorded.replaced) if recorded.replaced else None
     return data
+
+
+def captured_json(result: Any) -> dict:
+    """`kbg note --json`: what a capture stored, and each question (with its CONFIRM? line) when it stored nothing."""
+    return {**as_dict(result), "questions": [{**as_dict(q), "text": str(q)} for q in result.questions]}
+
+
+def index_status_json(store: Any, root: Any) -> dict:
+    """`kbg index status --json`: the store's counts and sizes, where the vault and its index are, and problems."""
+    from dataclasses import asdict
+
+    stats = store.stats()
+    stats.update(vault=str(root), index_path=getattr(store, "path", None), index_bytes=store.size_on_disk(),
+                 problems=[asdict(p) for p in store.problems()])
+    return stats

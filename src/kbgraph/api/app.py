@@ -11,7 +11,7 @@ from fastapi import FastAPI, HTTPException
 from ..workspace import Workspace
 from . import errors
 from .errors import error_body
-from .routes import documents, entities, graph, memory, relations, review, search, status
+from .routes import curation, documents, entities, graph, memory, relations, review, search, status
 from .tokens import request_access
 
 MAX_BODY_BYTES = 1_000_000
@@ -28,7 +28,7 @@ def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY
     app.state.workspace = ws
     app.state.loopback = loopback
     errors.install(app)
-    for module in (search, documents, entities, relations, graph, review, memory, status):
+    for module in (search, documents, entities, relations, graph, review, curation, memory, status):
         app.include_router(module.router)
     _mount_web(app)
     if mcp_server is not None:
@@ -38,6 +38,8 @@ def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY
 
 
 WEB = Path(__file__).resolve().parent.parent / "web"
+# The page's assets, as pyproject's package-data names them: never the package's Python or its caches.
+WEB_ASSETS = {1: (".html", ".js", ".css"), 2: (".js", ".json")}
 
 
 def _mount_web(app: FastAPI) -> None:
@@ -46,8 +48,18 @@ def _mount_web(app: FastAPI) -> None:
     from fastapi.responses import FileResponse
     from fastapi.staticfiles import StaticFiles
 
+    class WebAssets(StaticFiles):
+        """/web/NAME.{html,js,css} and /web/vendor/NAME.{js,json}; anything else in the folder is a 404."""
+
+        def lookup_path(self, path: str):
+            parts = Path(path).parts
+            allowed = WEB_ASSETS.get(len(parts), ())
+            if not path.endswith(allowed) or (len(parts) == 2 and parts[0] != "vendor"):
+                return "", None
+            return super().lookup_path(path)
+
     app.add_api_route("/", lambda: FileResponse(WEB / "index.html"), include_in_schema=False)
-    app.mount("/web", StaticFiles(directory=WEB), name="web")
+    app.mount("/web", WebAssets(directory=WEB), name="web")
 
 
 def _version() -> str:

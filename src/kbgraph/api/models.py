@@ -37,6 +37,36 @@ class UnrelateBody(Body):
     target: Name
 
 
+class MergeBody(Body):
+    """`kbg entity merge MERGED INTO`."""
+
+    merged: Name = Field(description="The entity merged away: its names become aliases of `into`.")
+    into: Name
+
+
+class UnmergeBody(Body):
+    merged: Name = Field(description="The name of the entity that was merged away.")
+
+
+class MentionBody(Body):
+    """`kbg entity link|unlink|relink ENTITY DOC`."""
+
+    entity: Name
+    doc: Annotated[str, Field(min_length=1, max_length=1000, description="A vault-relative path.")]
+
+
+class ExtractBody(Body):
+    paths: list[Annotated[str, Field(min_length=1, max_length=1000)]] = Field(
+        default_factory=list, max_length=100, description="Vault-relative paths (none: every document).")
+
+
+class NoteBody(Body):
+    """`kbg note TEXT [--confirm]`."""
+
+    text: Text
+    confirm: bool = Field(False, strict=True, description="Accept the closest entity for a name kbgraph asked about.")
+
+
 class FactBody(Body):
     entity: Name
     text: Text

@@ -19,11 +19,11 @@ def note(text, confirm, vault, as_json) -> None:
     stores facts and loops about one entity (all or nothing); free text goes to today's daily note.
     A name kbgraph is not sure of is asked about (CONFIRM?) and nothing is stored: exit code 1."""
     from ..context.capture import capture
-    from ..model import as_dict
+    from ..shapes import captured_json
 
     with open_workspace(vault) as ws:
         result = capture(ws, text, confirm)
-    data = {**as_dict(result), "questions": [{**as_dict(q), "text": str(q)} for q in result.questions]}
+    data = captured_json(result)
     if as_json:
         from .output import print_json
 

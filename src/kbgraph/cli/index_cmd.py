@@ -120,14 +120,10 @@ class _ProgressBar:
 @json_option
 def status(vault: str | None, as_json: bool) -> None:
     """Counts, sizes, when the vault was last indexed, and files with problems."""
-    from dataclasses import asdict
+    from ..shapes import index_status_json
 
     with open_workspace(vault) as ws:
-        stats = ws.store.stats()
-        stats["vault"] = str(ws.root)
-        stats["index_path"] = ws.store.path
-        stats["index_bytes"] = ws.store.size_on_disk()
-        stats["problems"] = [asdict(p) for p in ws.store.problems()]
+        stats = index_status_json(ws.store, ws.root)
     if as_json:
         from .output import print_json
 

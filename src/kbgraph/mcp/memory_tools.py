@@ -1,4 +1,4 @@
-"""Tools for what the vault remembers about entities: facts, loops and briefs."""
+"""Tools for what the vault remembers about entities: facts, loops, briefs and quick capture."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pydantic import Field
 from ..model import as_dict
 from ..workspace import Workspace
 from .errors import tool_errors
-from ..shapes import loop_json, recorded_json
+from ..shapes import captured_json, loop_json, recorded_json
 from .results import READ, lines, result, write
 
 Name = Annotated[str, Field(min_length=1, max_length=500, description="An entity's name or alias.")]
@@ -24,6 +24,7 @@ Id = Annotated[int, Field(ge=1, description="The id the list shows.")]
 def register(server: MCPServer, ws: Workspace) -> None:
     _register_facts(server, ws)
     _register_loops(server, ws)
+    _register_capture(server, ws)
 
 
 def _written(data: dict) -> str:
@@ -110,3 +111,32 @@ def _register_loops(server: MCPServer, ws: Workspace) -> None:
         out = [f"- {i.kind}: {i.text}" + (f" [{i.ref}]" if i.kind != "note" else "") for i in found.items]
         return result(lines(f"{found.about} ({found.today})", *out) if out else f"{found.about}: nothing to brief",
                       as_dict(found))
+
+
+def _register_capture(server: MCPServer, ws: Workspace) -> None:
+    from ..context.capture import capture
+
+    @server.tool(annotations=write())
+    @tool_errors
+    def note(text: Annotated[str, Field(min_length=1, max_length=20_000, description=(
+                 "\"person: Arjun; alias: AJ; int: fountain pens; loop: ask about surgery @2026-08-15\", "
+                 "or free text for today's daily note."))],
+             confirm: Annotated[bool, Field(description=(
+                 "Accept the closest entity for a name asked about (only after the user said so)."))] = False,
+             ) -> CallToolResult:
+        """Quick capture: facts, aliases and loops about one entity in one line (all or nothing), or free
+        text appended to today's daily note. A name kbgraph is not sure of comes back as a question and
+        nothing is stored: ask the user, then call again with confirm=true or the name as kbgraph knows it."""
+        found = capture(ws, text, confirm)
+        data = captured_json(found)
+        warnings = [f"warning: {w}" for w in found.warnings]
+        if found.questions:
+            return result(lines(*(q["text"] for q in data["questions"]),
+                                "nothing was stored: ask the user, then call note again with confirm=true",
+                                *warnings), data)
+        if found.daily_note:
+            return result(lines(f"appended to {found.daily_note}", *warnings), data)
+        made = " (new)" if found.created else ""
+        aliases = f", aliases {', '.join(found.aliases)}" if found.aliases else ""
+        return result(lines(f"{found.entity}{made}: {len(found.facts)} facts, {len(found.loops)} loops{aliases}",
+                            *warnings, f"next: fact_list or loop_list with entity={found.entity!r}"), data)

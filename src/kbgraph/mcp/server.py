@@ -5,6 +5,8 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from ..workspace import Workspace
+from .browse_tools import register as browse_tools
+from .curation_tools import register as curation_tools
 from .entity_tools import register as entity_tools
 from .memory_tools import register as memory_tools
 from .resources import register as resources
@@ -16,8 +18,8 @@ technologies, decisions) with typed relations and hybrid search.
 Start with `search` (unit="passage" for the sections that answer; cite path:line), `context` for a
 token-lean brief on a topic, or `entity_profile` for one entity. A name that matches several entities
 is an error listing the candidates: ask again with one of them, never guess. Writes (relate, facts,
-loops, accepting suggestions, confirming identities) change the user's notes: make them only when the
-user asked."""
+loops, notes, accepting suggestions, confirming identities, merges, mention links) change the user's
+notes: make them only when the user asked."""
 
 
 def build_server(vault: str | None = None, workspace: Workspace | None = None) -> MCPServer:
@@ -28,7 +30,7 @@ def build_server(vault: str | None = None, workspace: Workspace | None = None) -
 
     server: MCPServer = MCPServer("kbgraph", instructions=INSTRUCTIONS, version=version("kbgraph"),
                                   log_level="WARNING")
-    for register in (search_tools, entity_tools, review_tools, memory_tools, resources):
+    for register in (search_tools, browse_tools, entity_tools, curation_tools, review_tools, memory_tools, resources):
         register(server, ws)
     return server
 

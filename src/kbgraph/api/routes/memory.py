@@ -1,4 +1,4 @@
-"""Agent context and memory: context, slice, facts, loops, brief."""
+"""Agent context and memory: context, slice, facts, loops, brief, quick capture."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from fastapi import APIRouter, Path, Query
 from ...errors import InvalidInput
 from ...model import as_dict
 from ..deps import WS
-from ..models import JSON, FactBody, LoopBody, LoopResolveBody, SupersedeBody
-from ...shapes import context_json, loop_json, recorded_json, slice_json
+from ..models import JSON, FactBody, LoopBody, LoopResolveBody, NoteBody, SupersedeBody
+from ...shapes import captured_json, context_json, loop_json, recorded_json, slice_json
 
 router = APIRouter(tags=["memory"])
 Id = Annotated[int, Path(ge=1, le=2**62)]
@@ -100,3 +100,13 @@ def brief(ws: WS, entity: Entity = None, today: bool = False) -> JSON:
     result = brief_today(ws.store, ws.access) if today else brief_entity(ws.store, ws.access, ws.config.vocabulary,
                                                                            entity or "")
     return as_dict(result)
+
+
+@router.post("/note")
+def note(ws: WS, body: NoteBody) -> JSON:
+    """`kbg note`: "person: Arjun; int: fountain pens; loop: ask about surgery @2026-08-15" stores facts and
+    loops about one entity (all or nothing); free text goes to today's daily note. A name kbgraph is not sure
+    of comes back as `questions` with `stored: false` and nothing stored: send it again with confirm=true."""
+    from ...context.capture import capture
+
+    return captured_json(capture(ws, body.text, body.confirm))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 from ..deps import WS
 from ..models import JSON
@@ -14,11 +14,14 @@ Id = Annotated[int, Path(ge=1, le=2**62)]
 
 
 @router.get("/suggestions")
-def suggestions(ws: WS, status: Literal["pending", "accepted", "rejected"] = "pending") -> JSON:
-    """`kbg entity suggestions`: suggested relations with the sentence that states each."""
+def suggestions(ws: WS, status: Literal["pending", "accepted", "rejected"] = "pending",
+                from_doc: Annotated[str | None, Query(max_length=1000, description="Only what this document states.")]
+                = None, min_confidence: Literal["high", "low"] = "low") -> JSON:
+    """`kbg entity suggestions` (and `suggest-relations --from-doc --min-confidence`): suggested relations
+    with the sentence that states each."""
     from ...relations.suggestions import list_suggestions
 
-    rows = list_suggestions(ws.store, status, access=ws.access)
+    rows = list_suggestions(ws.store, status, from_doc, min_confidence, access=ws.access)
     return {"status": status, "count": len(rows), "suggestions": rows}
 
 
@@ -45,6 +48,13 @@ def pending(ws: WS) -> JSON:
 
     rows = run(ws.store, access=ws.access)
     return {"count": len(rows), "questions": rows}
+
+
+@router.get("/resolve/log")
+def log(ws: WS, outcome: Literal["auto-linked", "asked", "confirmed", "rejected", "new"] | None = None) -> JSON:
+    """`kbg resolve log`: every resolution decision, oldest first."""
+    rows = ws.store.decisions(ws.access, outcome)
+    return {"count": len(rows), "decisions": rows}
 
 
 @router.post("/resolve/{question_id}/confirm")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from fastapi import APIRouter
 
+from ...shapes import index_status_json
 from ..deps import WS
 from ..models import JSON
 
@@ -15,7 +14,4 @@ router = APIRouter(tags=["index"])
 @router.get("/index/status")
 def status(ws: WS) -> JSON:
     """`kbg index status`: counts, sizes, the last run, and files with problems (the local user sees paths)."""
-    stats = ws.store.stats()
-    stats.update(vault=str(ws.root), index_path=getattr(ws.store, "path", None), index_bytes=ws.store.size_on_disk(),
-                 problems=[asdict(p) for p in ws.store.problems()])
-    return stats
+    return index_status_json(ws.store, ws.root)
