@@ -6,10 +6,10 @@ import json
 import sqlite3
 import threading
 import uuid
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ...errors import StoreError
 from ...model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
@@ -45,100 +45,17 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
-                  MemoryQueries, TokenQueries):
-    """One index, safe to share between threads: each thread gets its own connection (opened on first
-    use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
-    within that thread. Writers take the write lock up front (BEGIN IMMEDIATE) and wait for each other
-    (busy_timeout); readers in WAL mode never wait. `:memory:` is one private in-memory database shared
-    by the store's connections (SQLite's memdb VFS, which locks like a file), gone at close()."""
+class CoreQueries:
+    """Documents, entities, relations, suggestions and problems: the store's core queries, written against
+    `self.db` (a DB-API connection taking `?` parameters). SQLite runs them as they are; another backend
+    reuses the ones that are portable SQL and overrides the rest."""
 
-    def __init__(self, db: sqlite3.Connection, path: str, target: str | None = None):
-        self.path = path
-        self._target = target or path  # what each thread's connection opens
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
-        self._first = db  # never pruned: it keeps an in-memory database alive until close()
-        self._closed = False
-        self._adopt(db)
-
-    @property
-    def db(self) -> sqlite3.Connection:
-        """This thread's connection."""
-        db = getattr(self._local, "db", None)
-        if db is None:
-            if self._closed:
-                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
-            db = self._adopt(_connect(self._target))
-        return db
-
-    def _adopt(self, db: sqlite3.Connection) -> sqlite3.Connection:
-        """Make db this thread's connection; close those of threads that have ended."""
-        me = threading.current_thread()
-        with self._lock:
-            for thread in [t for t in self._connections if not t.is_alive()]:
-                if self._connections[thread] is not self._first:
-                    self._connections.pop(thread).close()
-            self._connections[me] = db
-        self._local.db = db
-        return db
-
-    @classmethod
-    def open_vault(cls, vault_root: Path, create: bool = True) -> "SqliteStore":
-        index_dir = Path(vault_root) / INDEX_DIR
-        db_path = index_dir / DB_NAME
-        if not create and not db_path.exists():
-            from ...errors import NotFound
-
-            raise NotFound(f"{vault_root} has not been indexed yet", hint="index the vault first")
-        try:
-            index_dir.mkdir(exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create {index_dir}: {exc.strerror}") from exc
-        return cls.open(str(db_path))
-
-    @classmethod
-    def open(cls, path: str) -> "SqliteStore":
-        target = f"file:/kbgraph-{uuid.uuid4().hex}?vfs=memdb" if path == ":memory:" else path
-        try:
-            db = _connect(target)
-            if path != ":memory:":
-                db.execute("PRAGMA journal_mode = WAL")  # kept in the file: later connections inherit it
-            apply_migrations(db)
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"cannot open the index {path}: {exc}",
-                             hint="try again when no other process is writing to it") from exc
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"cannot open the index {path}: {exc}", hint="export what you can, then move .kbgraph aside "
-                "and index the vault (relations you asserted live only in the index and the pages)"
-            ) from exc
-        return cls(db, path, target)
-
-    def close(self) -> None:
-        """Close every thread's connection; call it once the threads using the store are done."""
-        with self._lock:
-            self._closed = True
-            connections, self._connections = list(self._connections.values()), {}
-        for db in connections:
-            db.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """This thread's transaction: joined when this thread has one open, else begun (holding the
-        write lock from the start), committed at the end, rolled back on any exception."""
-        db = self.db
-        if db.in_transaction:
-            yield
-            return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+    # Declared, not defined: the class that mixes these in provides them (a definition here would
+    # shadow the mixins after this one in its bases).
+    db: sqlite3.Connection
+    path: str
+    transaction: Callable[[], AbstractContextManager[None]]
+    _bump_vectors: Callable[[], None]
 
     # --- meta --------------------------------------------------------------------
 
@@ -1045,6 +962,102 @@ class SqliteStore(ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueri
             "last_run_seconds": float(self.get_meta("last_run_seconds") or 0),
             "schema": [r[0] for r in self.db.execute("SELECT name FROM migrations ORDER BY id")],
         }
+
+
+class SqliteStore(CoreQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
+                  MemoryQueries, TokenQueries):
+    """One index, safe to share between threads: each thread gets its own connection (opened on first
+    use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
+    within that thread. Writers take the write lock up front (BEGIN IMMEDIATE) and wait for each other
+    (busy_timeout); readers in WAL mode never wait. `:memory:` is one private in-memory database shared
+    by the store's connections (SQLite's memdb VFS, which locks like a file), gone at close()."""
+
+    def __init__(self, db: sqlite3.Connection, path: str, target: str | None = None):
+        self.path = path
+        self._target = target or path  # what each thread's connection opens
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
+        self._first = db  # never pruned: it keeps an in-memory database alive until close()
+        self._closed = False
+        self._adopt(db)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            if self._closed:
+                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+            db = self._adopt(_connect(self._target))
+        return db
+
+    def _adopt(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        """Make db this thread's connection; close those of threads that have ended."""
+        me = threading.current_thread()
+        with self._lock:
+            for thread in [t for t in self._connections if not t.is_alive()]:
+                if self._connections[thread] is not self._first:
+                    self._connections.pop(thread).close()
+            self._connections[me] = db
+        self._local.db = db
+        return db
+
+    @classmethod
+    def open_vault(cls, vault_root: Path, create: bool = True) -> "SqliteStore":
+        index_dir = Path(vault_root) / INDEX_DIR
+        db_path = index_dir / DB_NAME
+        if not create and not db_path.exists():
+            from ...errors import NotFound
+
+            raise NotFound(f"{vault_root} has not been indexed yet", hint="index the vault first")
+        try:
+            index_dir.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create {index_dir}: {exc.strerror}") from exc
+        return cls.open(str(db_path))
+
+    @classmethod
+    def open(cls, path: str) -> "SqliteStore":
+        target = f"file:/kbgraph-{uuid.uuid4().hex}?vfs=memdb" if path == ":memory:" else path
+        try:
+            db = _connect(target)
+            if path != ":memory:":
+                db.execute("PRAGMA journal_mode = WAL")  # kept in the file: later connections inherit it
+            apply_migrations(db)
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"cannot open the index {path}: {exc}",
+                             hint="try again when no other process is writing to it") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot open the index {path}: {exc}", hint="export what you can, then move .kbgraph aside "
+                "and index the vault (relations you asserted live only in the index and the pages)"
+            ) from exc
+        return cls(db, path, target)
+
+    def close(self) -> None:
+        """Close every thread's connection; call it once the threads using the store are done."""
+        with self._lock:
+            self._closed = True
+            connections, self._connections = list(self._connections.values()), {}
+        for db in connections:
+            db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """This thread's transaction: joined when this thread has one open, else begun (holding the
+        write lock from the start), committed at the end, rolled back on any exception."""
+        db = self.db
+        if db.in_transaction:
+            yield
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
 
 def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
