@@ -108,7 +108,7 @@ class DocGraphQueries:
         out: dict[int, list[dict]] = {}
         for part in _parts(doc_ids):
             for r in self.db.execute(
-                    "SELECT id, doc_id, heading, start, end, CAST(text AS BLOB) FROM chunks"
+                    "SELECT id, doc_id, heading, start, \"end\", CAST(text AS BLOB) FROM chunks"
                     f" WHERE doc_id IN ({_marks(part)}) ORDER BY doc_id, ordinal", part):
                 out.setdefault(r[1], []).append(dict(zip(_CHUNK_KEYS, r)))
         return out

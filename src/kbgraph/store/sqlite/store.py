@@ -102,7 +102,7 @@ class CoreQueries:
             "INSERT OR IGNORE INTO document_tags (doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in doc.tags]
         )
         db.executemany(
-            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, end, line, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, \"end\", line, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(doc_id, c.key, c.ordinal, " > ".join(c.heading_path), c.start, c.end, c.line, c.text) for c in doc.chunks],
         )
         db.execute(
@@ -115,7 +115,7 @@ class CoreQueries:
             db.execute("INSERT INTO doc_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)",
                        (doc_id, doc.title, *text))
         db.executemany(
-            "INSERT INTO links (doc_id, target, alias, start, end, kind) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO links (doc_id, target, alias, start, \"end\", kind) VALUES (?, ?, ?, ?, ?, ?)",
             [(doc_id, ln.target, ln.alias, ln.start, ln.end, ln.kind) for ln in doc.links],
         )
         db.executemany(
@@ -175,7 +175,7 @@ class CoreQueries:
     def document_chunks(self, access: Access, doc_id: int) -> list[dict]:
         readable, params = access_sql("d", access)
         rows = self.db.execute(
-            "SELECT c.id, c.key, c.ordinal, c.heading, c.start, c.end, c.line, c.text FROM chunks c"
+            "SELECT c.id, c.key, c.ordinal, c.heading, c.start, c.\"end\", c.line, c.text FROM chunks c"
             f" JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND {readable} ORDER BY c.ordinal",
             (doc_id, *params),
         )
@@ -274,7 +274,7 @@ class CoreQueries:
             " ORDER BY c.doc_id, c.ordinal"
         )
         links = self.db.execute(
-            f"SELECT l.doc_id, l.target, l.alias, l.start, l.end, l.kind FROM links l"
+            f"SELECT l.doc_id, l.target, l.alias, l.start, l.\"end\", l.kind FROM links l"
             f" JOIN documents d ON d.id = l.doc_id {where} ORDER BY l.doc_id, l.start"
         )
         chunk_groups = _grouped(chunks)
@@ -292,7 +292,7 @@ class CoreQueries:
         ids = [(doc_id,) for doc_id, _ in batch]
         self.db.executemany("DELETE FROM mentions WHERE doc_id = ?", ids)
         self.db.executemany(
-            "INSERT INTO mentions (entity_id, doc_id, chunk_id, start, end, surface, kind) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO mentions (entity_id, doc_id, chunk_id, start, \"end\", surface, kind) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(m.entity_id, doc_id, chunk_id, m.start, m.end, m.surface, m.kind)
              for doc_id, found in batch for chunk_id, m in found],
         )
@@ -781,7 +781,7 @@ class CoreQueries:
         chunks = self.db.execute("SELECT id, start, text FROM chunks WHERE doc_id = ? ORDER BY ordinal",
                                  (doc_id,)).fetchall()
         mentions = self.db.execute(
-            "SELECT entity_id, chunk_id, start, end FROM mentions WHERE doc_id = ? AND chunk_id IS NOT NULL"
+            "SELECT entity_id, chunk_id, start, \"end\" FROM mentions WHERE doc_id = ? AND chunk_id IS NOT NULL"
             " AND start IS NOT NULL ORDER BY start", (doc_id,)).fetchall()
         return chunks, mentions
 
@@ -806,7 +806,7 @@ class CoreQueries:
                 "INSERT OR IGNORE INTO suggestions (source_id, source_new, target_id, target_new, type, confidence,"
                 " rule, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*ends, f["confidence"], f["rule"], now))
             db.execute(
-                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, end, sentence)"
+                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, \"end\", sentence)"
                 " SELECT id, ?, ?, ?, ?, ?, ? FROM suggestions WHERE source_id IS ? AND source_new IS ?"
                 " AND target_id IS ? AND target_new IS ? AND type = ?",
                 (kind, doc_id, doc_path, f["start"], f["end"], f["sentence"], *ends),
@@ -897,14 +897,14 @@ class CoreQueries:
             db.execute("INSERT OR IGNORE INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
                        " VALUES (?, ?, 'collaborates-with', 'auto-low', 'co-occurrence', ?)", (a, b, now))
             db.executemany(
-                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, end, sentence)"
+                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, \"end\", sentence)"
                 " SELECT id, 'cooccurrence', ?, ?, 0, 0, ? FROM suggestions WHERE source_id = ? AND target_id = ?"
                 " AND type = 'collaborates-with'",
                 [(doc_id, path, f"together in {title}", a, b) for doc_id, path, title in meetings])
         self.drop_unstated_suggestions()
 
     def suggestion_evidence(self, suggestion_id: int) -> list[dict]:
-        rows = self.db.execute("SELECT doc_id, doc_path, start, end, sentence FROM suggestion_evidence"
+        rows = self.db.execute("SELECT doc_id, doc_path, start, \"end\", sentence FROM suggestion_evidence"
                                " WHERE suggestion_id = ? ORDER BY doc_path, start", (suggestion_id,))
         return [dict(zip(("doc_id", "doc_path", "start", "end", "sentence"), r)) for r in rows]
 

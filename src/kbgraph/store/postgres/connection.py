@@ -1,0 +1,56 @@
+"""A psycopg connection that reads like the sqlite3 one the portable queries are written against:
+`execute(sql, params)` with `?` parameters, `executemany`, `in_transaction`, rows as tuples."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Iterable, Sequence
+
+import psycopg
+
+_QUOTED = re.compile(r"""('(?:[^']|'')*'|"(?:[^"]|"")*"|\$\$.*?\$\$)""", re.S)
+
+
+@lru_cache(maxsize=4096)
+def pg_sql(sql: str) -> str:
+    """sql with its `?` parameters as psycopg's `%s` and literal `%` doubled, quoted text untouched."""
+    parts = _QUOTED.split(sql)
+    for i in range(0, len(parts), 2):  # even parts are outside quotes
+        parts[i] = parts[i].replace("%", "%%").replace("?", "%s")
+    for i in range(1, len(parts), 2):
+        parts[i] = parts[i].replace("%", "%%")
+    return "".join(parts)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+class PgConnection:
+    """One thread's connection. Autocommit outside a transaction: each read sees what is committed."""
+
+    def __init__(self, conn: psycopg.Connection):
+        self.conn = conn
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> psycopg.Cursor:
+        if params is None:  # no parameters: psycopg reads the text as it is, `%` included
+            return self.conn.execute(sql.encode(), prepare=False)
+        return self.conn.execute(pg_sql(sql), tuple(params), prepare=False)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
+        cursor = self.conn.cursor()
+        cursor.executemany(pg_sql(sql), [tuple(r) for r in rows])
+        return cursor
+
+    def execute_script(self, sql: str) -> None:
+        """Several statements, no parameters (a migration)."""
+        self.conn.execute(sql.encode())  # bytes: no parameter parsing at all
+
+    def close(self) -> None:
+        self.conn.close()
