@@ -243,6 +243,17 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
+class AccessRule:
+    """Who may read the notes under a folder ("" for the whole vault) unless a note's frontmatter says
+    otherwise: `[access]` and `[access.folders]` in kbgraph.toml. None: the rule does not set it."""
+
+    folder: str
+    owner: str | None = None
+    visibility: str | None = None
+    sensitivity: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     ignore: tuple[str, ...] = ()
     extensions: tuple[str, ...] = (".md", ".markdown", ".txt")
@@ -263,6 +274,7 @@ class Config:
     search: SearchConfig = field(default_factory=lambda: SearchConfig())
     inference_rules: tuple[InferenceRule, ...] = DEFAULT_INFERENCE_RULES
     me: str | None = None  # [me] name: the person the vault belongs to ("my manager" is read from them)
+    access_rules: tuple[AccessRule, ...] = ()  # [access]: the vault's default first, then folders, deepest last
     fingerprint: str = field(default_factory=lambda: _fingerprint({}))  # of the settings an index was read under; a change re-reads every note
 
 
@@ -279,7 +291,8 @@ def load_config(vault_root: Path) -> Config:
 
 
 _KNOWN_KEYS = {
-    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search", "graph", "me"},
+    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search", "graph", "me", "access"},
+    "access": {"owner", "visibility", "sensitivity", "folders"},
     "graph": {"rules"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
     "entities": {"types", "references", "pages", "like"},
@@ -361,8 +374,43 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
                                                      vocabulary, source, _like(entities, entity_types, source)),
         inference_rules=_inference_rules(_table(_table(raw, "graph", source), "rules", source), vocabulary, source),
         me=_me(_table(raw, "me", source), source),
+        access_rules=_access_rules(_table(raw, "access", source), source),
         fingerprint=_fingerprint(raw),
     )
+
+
+def _access_rules(table: dict, source: str) -> tuple[AccessRule, ...]:
+    """[access] owner/visibility/sensitivity for the vault, and [access.folders] "path" = {...} for the
+    notes under a folder; sorted so that a deeper folder's rule comes after (and wins over) its parents'."""
+    vault = {k: v for k, v in table.items() if k != "folders"}
+    rules = [_access_rule("", vault, "[access]", source)] if vault else []
+    folders = _table(table, "folders", source)
+    for folder, spec in folders.items():
+        where = f"[access.folders] {folder!r}"
+        if not isinstance(spec, dict):
+            raise ConfigError(f'{source}: {where} must be a table, as {{ visibility = "private" }}')
+        clean = "/".join(part for part in str(folder).strip().split("/") if part)
+        if not clean or any(part in (".", "..") for part in clean.split("/")):
+            raise ConfigError(f"{source}: {where} must be a folder inside the vault, as \"hr\" or \"people/ana\"")
+        rules.append(_access_rule(clean, spec, where, source))
+    return tuple(sorted(rules, key=lambda r: (r.folder.count("/") + bool(r.folder), r.folder)))
+
+
+def _access_rule(folder: str, spec: dict, where: str, source: str) -> AccessRule:
+    from .access import SENSITIVITIES, VISIBILITIES
+
+    unknown = set(spec) - {"owner", "visibility", "sensitivity"}
+    if unknown:
+        raise ConfigError(f"{source}: {where}: unknown key {sorted(unknown)[0]!r}; known: owner, sensitivity, visibility")
+    visibility, sensitivity, owner = spec.get("visibility"), spec.get("sensitivity"), spec.get("owner")
+    if visibility is not None and visibility not in VISIBILITIES:
+        raise ConfigError(f"{source}: {where}: visibility must be one of {', '.join(VISIBILITIES)}, got {visibility!r}")
+    if sensitivity is not None and sensitivity not in SENSITIVITIES:
+        raise ConfigError(f"{source}: {where}: sensitivity must be one of {', '.join(SENSITIVITIES)}, "
+                          f"got {sensitivity!r}")
+    if owner is not None and (not isinstance(owner, str) or not owner.strip()):
+        raise ConfigError(f"{source}: {where}: owner must be a principal's name, got {owner!r}")
+    return AccessRule(folder, owner.strip() if owner else None, visibility, sensitivity)
 
 
 def _me(table: dict, source: str) -> str | None:

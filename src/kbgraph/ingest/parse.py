@@ -39,7 +39,6 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
     kind = document_kind(path, frontmatter, config)
     date = parse_date(frontmatter.get("date")) or date_from_path(path)
     tags = tuple(t.lstrip("#") for t in as_name_list(frontmatter.get("tags")))
-    visibility = _text(frontmatter.get("visibility"))
     chunks = chunk_sections(sections, body_start, raw.text, config.chunk_chars)
     entities = declared_entities(kind, frontmatter, h1, stem, config)
     relation_lines = page_relations(raw.text, body_start, entities, config) if is_markdown else []
@@ -61,10 +60,29 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
         links=tuple(links),
         entities=tuple(entities) + tuple(_relation_targets(relation_lines, entities, config)),
         relation_lines=tuple(relation_lines),
-        owner=_text(frontmatter.get("owner")),
-        visibility=visibility if visibility in GOVERNANCE_VISIBILITY else "private",
-        sensitivity=_text(frontmatter.get("sensitivity")) or "normal",
+        **governance(path, frontmatter, config),
     )
+
+
+def governance(path: str, frontmatter: dict, config: Config) -> dict:
+    """owner, visibility and sensitivity of a note: its frontmatter's, else the deepest `[access]` folder
+    rule's that sets them, else the vault's; unset, a note is private and of normal sensitivity. A
+    visibility kbgraph does not know reads as private; an unknown sensitivity is kept (it counts as the
+    highest: unknown means careful)."""
+    found: dict = {"owner": None, "visibility": "private", "sensitivity": "normal"}
+    for rule in config.access_rules:  # the vault's first, deeper folders later: the last that applies wins
+        if not rule.folder or path.startswith(rule.folder + "/"):
+            found.update({k: v for k, v in (("owner", rule.owner), ("visibility", rule.visibility),
+                                            ("sensitivity", rule.sensitivity)) if v is not None})
+    owner, visibility = _text(frontmatter.get("owner")), _text(frontmatter.get("visibility"))
+    sensitivity = _text(frontmatter.get("sensitivity"))
+    if owner:
+        found["owner"] = owner
+    if visibility:
+        found["visibility"] = visibility if visibility in GOVERNANCE_VISIBILITY else "private"
+    if sensitivity:
+        found["sensitivity"] = sensitivity
+    return found
 
 
 def document_kind(path: str, frontmatter: dict, config: Config) -> str:
