@@ -21,13 +21,14 @@ class Workspace:
     access: Access = LOCAL  # who reads through this workspace; the terminal user sees everything
 
     @classmethod
-    def open(cls, vault: str | None = None, create: bool = False) -> "Workspace":
-        """Open the vault given (or KBG_VAULT, or the nearest one up from cwd); create: allow a new index."""
+    def open(cls, vault: str | None = None, create: bool = False, db: str | None = None) -> "Workspace":
+        """Open the vault given (or KBG_VAULT, or the nearest one up from cwd); create: allow a new index.
+        db (or KBG_DB): a PostgreSQL URL holding the index, instead of the vault's own SQLite file."""
         from .store import open_store
 
         root = find_vault(explicit=vault or os.environ.get("KBG_VAULT") or None)
         config = load_config(root)
-        return cls(root, config, open_store(root, create=create))
+        return cls(root, config, open_store(root, create=create, db=db or os.environ.get("KBG_DB") or None))
 
     def close(self) -> None:
         self.store.close()

@@ -10,10 +10,27 @@ import click
 
 
 def vault_option(fn):
+    """--vault, and --db: the store that vault's index lives in, when not its own SQLite file (a team's
+    PostgreSQL). --db is kept for open_workspace rather than passed to every command."""
+    fn = click.option(
+        "--db", envvar="KBG_DB", default=None, metavar="URL", expose_value=False, callback=_remember_db,
+        help="The index in a PostgreSQL database (postgresql://user@host/db) instead of <vault>/.kbgraph.",
+    )(fn)
     return click.option(
         "--vault", envvar="KBG_VAULT", default=None, metavar="PATH",
         help="Vault folder (default: the nearest vault up from the current folder).",
     )(fn)
+
+
+def _remember_db(ctx: click.Context, _param, value: str | None) -> None:
+    if value:
+        ctx.meta["kbg_db"] = value
+
+
+def db_url() -> str | None:
+    """The --db (or KBG_DB) the running command was given, if any."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get("kbg_db") if ctx is not None else None
 
 
 def json_option(fn):
@@ -49,7 +66,7 @@ def doc_filter_options(fn):
 def open_workspace(vault: str | None, create: bool = False):
     from ..workspace import Workspace
 
-    return Workspace.open(vault, create=create)
+    return Workspace.open(vault, create=create, db=db_url())
 
 
 def doc_filter(types, path, date_from, date_to, tags):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import vault_option
+from .common import db_url, vault_option
 
 
 @click.command("mcp")
@@ -15,4 +15,4 @@ def mcp(vault: str | None) -> None:
     extra (pip install 'kbgraph[serve]'); an MCP client starts it, see docs/mcp.md."""
     from ..mcp import run_stdio
 
-    run_stdio(vault)
+    run_stdio(vault, db_url())

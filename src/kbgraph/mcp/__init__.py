@@ -38,12 +38,12 @@ def build_server(vault: str | None = None, workspace: "Workspace | None" = None)
     return build(vault, workspace)
 
 
-def run_stdio(vault: str | None = None) -> None:
-    """Serve the vault's tools over stdio until the client hangs up."""
+def run_stdio(vault: str | None = None, db: str | None = None) -> None:
+    """Serve the vault's tools over stdio until the client hangs up; db: its index in PostgreSQL."""
     require_sdk()
     from .server import run_stdio as run
 
-    run(vault)
+    run(vault, db)
 
 
 __all__ = ["INSTALL", "build_server", "require_sdk", "run_stdio"]

@@ -35,8 +35,8 @@ def build_server(vault: str | None = None, workspace: Workspace | None = None) -
     return server
 
 
-def run_stdio(vault: str | None = None) -> None:
-    ws = Workspace.open(vault)
+def run_stdio(vault: str | None = None, db: str | None = None) -> None:
+    ws = Workspace.open(vault, db=db)
     try:
         build_server(workspace=ws).run()
     finally:

@@ -9,6 +9,8 @@ from typing import Any, Iterable, Sequence
 
 import psycopg
 
+from ...errors import StoreError
+
 _QUOTED = re.compile(r"""('(?:[^']|'')*'|"(?:[^"]|"")*"|\$\$.*?\$\$)""", re.S)
 
 
@@ -21,6 +23,13 @@ def pg_sql(sql: str) -> str:
     for i in range(1, len(parts), 2):
         parts[i] = parts[i].replace("%", "%%")
     return "".join(parts)
+
+
+def _lost(exc: psycopg.OperationalError) -> StoreError:
+    """The server went away or refused the statement's resources: a one-line error, never a traceback.
+    What was not committed is rolled back by the server."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return StoreError(f"the PostgreSQL server failed the request: {first}", hint="check the server and try again")
 
 
 def redact(url: str) -> str:
@@ -39,13 +48,19 @@ class PgConnection:
         return self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> psycopg.Cursor:
-        if params is None:  # no parameters: psycopg reads the text as it is, `%` included
-            return self.conn.execute(sql.encode(), prepare=False)
-        return self.conn.execute(pg_sql(sql), tuple(params), prepare=False)
+        try:
+            if params is None:  # no parameters: psycopg reads the text as it is, `%` included
+                return self.conn.execute(sql.encode(), prepare=False)
+            return self.conn.execute(pg_sql(sql), tuple(params), prepare=False)
+        except psycopg.OperationalError as exc:
+            raise _lost(exc) from None
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
         cursor = self.conn.cursor()
-        cursor.executemany(pg_sql(sql), [tuple(r) for r in rows])
+        try:
+            cursor.executemany(pg_sql(sql), [tuple(r) for r in rows])
+        except psycopg.OperationalError as exc:
+            raise _lost(exc) from None
         return cursor
 
     def execute_script(self, sql: str) -> None:
