@@ -17,6 +17,57 @@ DO $$ BEGIN
 EXCEPTION WHEN unique_violation THEN NULL;
 END $$;
 
+-- SQLite's glob(pattern, value), `value GLOB pattern` (* any text, ? one character, [set], [^set], case
+-- kept; an unclosed [ matches nothing), so that the queries filtering paths by a pattern are the same
+-- SQL on both engines. glob_regex is immutable: for a pattern given as a parameter it runs once.
+CREATE FUNCTION glob_regex(pattern text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    regex text := '^';
+    i int := 1;
+    c text;
+BEGIN
+    WHILE i <= length(pattern) LOOP
+        c := substr(pattern, i, 1);
+        IF c = '*' THEN
+            regex := regex || '.*';
+        ELSIF c = '?' THEN
+            regex := regex || '.';
+        ELSIF c = '[' THEN
+            regex := regex || '[';
+            i := i + 1;
+            IF substr(pattern, i, 1) = '^' THEN
+                regex := regex || '^';
+                i := i + 1;
+            END IF;
+            IF substr(pattern, i, 1) = ']' THEN  -- first in a set, ] is one of its characters
+                regex := regex || '\]';
+                i := i + 1;
+            END IF;
+            WHILE i <= length(pattern) AND substr(pattern, i, 1) <> ']' LOOP
+                c := substr(pattern, i, 1);
+                regex := regex || CASE WHEN c = '-' OR glob_plain(c) THEN c ELSE '\' || c END;
+                i := i + 1;
+            END LOOP;
+            IF i > length(pattern) THEN
+                RETURN NULL;
+            END IF;
+            regex := regex || ']';
+        ELSE
+            regex := regex || CASE WHEN glob_plain(c) THEN c ELSE '\' || c END;
+        END IF;
+        i := i + 1;
+    END LOOP;
+    RETURN regex || '$';
+END $$;
+-- A character a regular expression reads as itself: an ASCII letter or digit, or beyond ASCII. (Any
+-- other ASCII character is escaped with a backslash, which makes it literal.)
+CREATE FUNCTION glob_plain(c text) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ascii(c) BETWEEN 48 AND 57 OR ascii(c) BETWEEN 65 AND 90 OR ascii(c) BETWEEN 97 AND 122 OR ascii(c) > 127
+$$;
+CREATE FUNCTION glob(pattern text, value text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT value ~ glob_regex(pattern)
+$$;
+
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 INSERT INTO meta (key, value) VALUES ('relation_generation', '0');
 

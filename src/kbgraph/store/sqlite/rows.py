@@ -9,6 +9,10 @@ from ...errors import ForeignAccess
 from ...model import Entity
 from ..base import DocFilter
 
+# The WHERE clause that keeps every row. `true`, not `1`: PostgreSQL wants a boolean where SQLite takes
+# any number; compare a clause with it to skip a filter that keeps everything.
+EVERY_ROW = "true"
+
 _DOC_COLUMNS = "d.id, d.path, d.title, d.kind, d.date, d.tags, d.size, d.mtime, d.indexed_at, d.owner, d.visibility"
 
 
@@ -44,12 +48,14 @@ def _doc_row(r) -> dict:
 
 
 def _doc_filter_sql(flt: DocFilter) -> tuple[str, list]:
-    clauses, params = ["1"], []
+    """The WHERE clause on documents d that flt passes (EVERY_ROW when it passes all), in SQL both
+    backends run: glob() is SQLite's own and a function of the PostgreSQL schema."""
+    clauses, params = [EVERY_ROW], []
     if flt.kinds:
         clauses.append(f"d.kind IN ({','.join('?' * len(flt.kinds))})")
         params.extend(flt.kinds)
     if flt.path_prefix:
-        clauses.append("(d.path = ? OR substr(d.path, 1, ?) = ? OR d.path GLOB ?)")
+        clauses.append("(d.path = ? OR substr(d.path, 1, ?) = ? OR glob(?, d.path))")
         prefix = flt.path_prefix.rstrip("/")
         params.extend([prefix, len(prefix) + 1, prefix + "/", flt.path_prefix])
     if flt.date_from:
@@ -61,7 +67,7 @@ def _doc_filter_sql(flt: DocFilter) -> tuple[str, list]:
     for tag in flt.tags:
         clauses.append("EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id AND t.tag = ?)")
         params.append(tag)
-    return " AND ".join(clauses), params
+    return " AND ".join(clauses[1:] or clauses), params
 
 
 def _suggestion_row(row: dict) -> dict:
@@ -84,10 +90,12 @@ def access_sql(alias: str, access: Access) -> tuple[str, list]:
     if not isinstance(access, Access):
         raise ForeignAccess(f"a store read needs a kbgraph.access.Access, not {type(access).__name__}")
     if access.sees_everything:  # every row, those with a visibility kbgraph does not know among them
-        return "1", []
+        return EVERY_ROW, []
     visibilities = sorted(access.visibilities)
-    # `owner IS ?`, not `=`: a row with no owner must read as false, not NULL, or NOT (clause) would
-    # let it through where a read excludes what is unreadable.
+    # coalesce(owner = ?, false), not `owner = ?`: a row with no owner must read as false, not NULL, or
+    # NOT (clause) would let it through where a read excludes what is unreadable. (SQLite's `IS ?` says
+    # the same for a principal, never NULL, but PostgreSQL takes IS only before NULL, TRUE or FALSE.)
     clause = (f"(CASE {alias}.sensitivity {_RANK_CASES} ELSE {_UNKNOWN_RANK} END <= ?"
-              f" AND ({alias}.visibility IN ({','.join('?' * len(visibilities))}) OR {alias}.owner IS ?))")
+              f" AND ({alias}.visibility IN ({','.join('?' * len(visibilities))})"
+              f" OR coalesce({alias}.owner = ?, false)))")
     return clause, [access.max_rank, *visibilities, access.principal]
