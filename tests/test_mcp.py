@@ -23,10 +23,10 @@ from .test_mcp_more import MORE_READS, MORE_WRITES  # noqa: E402  (the tools tes
 
 MODES = ["default", "legacy"]
 WRITES = {"relate", "unrelate", "suggestion_accept", "suggestion_reject", "resolution_confirm", "resolution_reject",
-          "fact_add", "fact_supersede", "loop_add", "loop_resolve"}
+          "resolve_conflict", "fact_add", "fact_supersede", "loop_add", "loop_resolve"}
 READS = {"search", "document_view", "recall", "context", "slice", "entity_find", "entity_list", "entity_profile",
          "relations_list", "graph_neighbours", "graph_path", "suggestions_list", "resolution_pending", "fact_list",
-         "loop_list", "brief"}
+         "conflicts", "loop_list", "brief"}
 SAMS = """---
 type: meeting
 date: 2026-04-01
@@ -110,6 +110,10 @@ def _call_all(server, mode: str) -> dict:
             by_candidate = {q["candidate_name"]: q["id"] for q in questions}
             await call("resolution_reject", question_id=by_candidate["Sam Ortiz"])
             await call("resolution_confirm", question_id=by_candidate["Sam Li"])
+            # A second, undated manager: a factual conflict, left open for the user.
+            made = await call("relate", source="Chen Wei", type_name="reports-to", target="Lena Fischer")
+            assert [c["id"] for c in (await call("conflicts"))["conflicts"]] == [made["conflicts"][0]["id"]]
+            await call("resolve_conflict", conflict_id=made["conflicts"][0]["id"], keep="old")
             fact = (await call("fact_add", entity="Chen Wei", text="fountain pens", kind="interest"))["fact"]
             await call("fact_supersede", fact_id=fact["id"], text="mechanical pencils")
             await call("fact_list", entity="Chen Wei", include_superseded=True)
@@ -128,6 +132,7 @@ def test_every_tool_answers_and_writes_show_through_the_library(tmp_path, indexe
     from kbgraph.context.facts import list_facts
     from kbgraph.context.loops import list_loops
     from kbgraph.entities.lookup import find_entity
+    from kbgraph.relations.conflict_resolution import list_conflicts
     from kbgraph.relations.records import entity_relations
     from kbgraph.relations.suggestions import list_suggestions
 
@@ -148,6 +153,8 @@ def test_every_tool_answers_and_writes_show_through_the_library(tmp_path, indexe
     assert "entity_profile" in out["entity_find"].content[0].text, "the next call is named"
     assert out["graph_path"].structured_content["hops"] >= 1
     assert out["context"].structured_content["tokens"] <= 400
+    assert "resolve_conflict" in out["conflicts"].content[0].text, "the next call is named"
+    assert "kept Ben Okafor" in out["resolve_conflict"].content[0].text
 
     with Workspace.open(str(indexed_vault)) as ws:
         vocab = ws.config.vocabulary
@@ -165,6 +172,9 @@ def test_every_tool_answers_and_writes_show_through_the_library(tmp_path, indexe
         assert [f.text for f in list_facts(ws.store, ws.access, "Chen Wei")] == ["mechanical pencils"]
         assert list_loops(ws.store, ws.access, "Chen Wei") == []
         assert ws.store.decisions(ws.access, "asked") == []
+        assert list_conflicts(ws) == [] and list_conflicts(ws, True)[0]["status"] == "resolved"
+        managers = entity_relations(ws.store, vocab, find_entity(ws.store, "Chen Wei"), "reports-to")["relations"]
+        assert [r["target"] for r in managers] == ["Ben Okafor"], "the one not kept ended yesterday"
     page = (indexed_vault / "people/lena-fischer.md").read_text()
     assert "mentors" in page and "Chen Wei" in page, "relate writes the page line"
     assert "mechanical pencils" in (indexed_vault / "people/chen-wei.md").read_text()
@@ -180,6 +190,7 @@ BAD = [
     ("graph_neighbours", {"name": "Ana Lima", "depth": 99}),
     ("suggestion_accept", {"suggestion_id": "one"}),
     ("slice", {"names": []}),
+    ("resolve_conflict", {"conflict_id": 1, "keep": "newest"}),
 ]
 
 
@@ -189,17 +200,19 @@ def test_bad_arguments_unknown_ids_and_library_errors_are_tool_errors(server, mo
         async with client(server, mode) as c:
             bad = [await c.call_tool(name, args) for name, args in BAD]
             missing = await c.call_tool("suggestion_accept", {"suggestion_id": 99999})
+            no_conflict = await c.call_tool("resolve_conflict", {"conflict_id": 99999, "keep": "old"})
             nobody = await c.call_tool("entity_profile", {"name": "Nobody Atall"})
             empty = await c.call_tool("search", {"query": "   "})
             outside = await c.call_tool("document_view", {"target": "../kbgraph.toml"})
-            return bad, missing, nobody, empty, outside
+            return bad, missing, no_conflict, nobody, empty, outside
 
-    bad, missing, nobody, empty, outside = run(go())
+    bad, missing, no_conflict, nobody, empty, outside = run(go())
     for (name, args), res in zip(BAD, bad):
         assert res.is_error, (name, args)
         assert "Traceback" not in res.content[0].text
     assert missing.is_error and "no suggestion 99999" in missing.content[0].text
     assert missing.structured_content["kind"] == "NotFound"
+    assert no_conflict.is_error and "no conflict 99999" in no_conflict.content[0].text
     assert nobody.is_error and "no entity named 'Nobody Atall'" in nobody.content[0].text
     assert empty.is_error and "empty query" in empty.content[0].text
     assert outside.is_error and outside.structured_content["kind"] == "NotFound"

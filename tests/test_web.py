@@ -35,7 +35,7 @@ def test_the_page_is_served_at_the_root(client):
     for ref in re.findall(r'(?:src|href)="([^"]+)"', page.text):
         asset = client.get("/" + ref)
         assert asset.status_code == 200, ref
-    assert 'id="graph"' in page.text and 'id="suggestions"' in page.text
+    assert 'id="graph"' in page.text and 'id="suggestions"' in page.text and 'id="conflicts"' in page.text
 
 
 def test_the_vendored_library_is_served_as_javascript(client):

@@ -173,3 +173,20 @@ def test_accepting_a_suggestion_makes_it_a_relation(page, server):
     assert "accepted" in page.inner_text("#message")
     rows = api(server, f"/relations?name={urllib.request.quote(chosen['source'])}&type={chosen['type']}")["relations"]
     assert chosen["target"] in [r.get("target") for r in rows]
+
+
+def test_resolving_a_conflict_takes_it_off_the_list(page, server):
+    # Chen Wei reports to Ben Okafor; a second manager with no date is a factual conflict, open for the user.
+    made = api(server, "/relations", {"source": "Chen Wei", "type": "reports-to", "target": "Lena Fischer"})
+    conflict = next(c for c in made["conflicts"] if c["status"] == "open")
+    page.reload()  # the queues load with the page
+    idle(page)
+    item = page.locator(f'#conflicts li[data-id="{conflict["id"]}"]')
+    assert "Ben Okafor" in item.inner_text() and "Lena Fischer" in item.inner_text()
+    item.locator("button.keep-old").click()
+    page.wait_for_selector(f'#conflicts li[data-id="{conflict["id"]}"]', state="detached")
+    idle(page)
+    assert "kept Ben Okafor" in page.inner_text("#message")
+    assert conflict["id"] not in [c["id"] for c in api(server, "/relations/conflicts")["conflicts"]]
+    settled = api(server, "/relations/conflicts?all=true")["conflicts"]
+    assert next(c for c in settled if c["id"] == conflict["id"])["status"] == "resolved"

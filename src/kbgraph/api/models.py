@@ -93,6 +93,13 @@ class LoopResolveBody(Body):
     on: Short | None = Field(None, description="YYYY-MM-DD it was done (default: today).")
 
 
+class ConflictResolveBody(Body):
+    """`kbg graph resolve ID --keep`."""
+
+    # A plain string, not an enum: a bad value is the library's 400 with its hint, as the CLI words it.
+    keep: Short = Field(description="old, new or both: which relation holds (the other is true until yesterday).")
+
+
 class ErrorDetail(BaseModel):
     code: str = Field(description="Stable: ambiguous, not_found, invalid_input, invalid_request, unauthorized, "
                                   "too_large, busy, ... (docs/api.md).")

@@ -1,4 +1,4 @@
-"""Tools for the two review queues: relation suggestions and entity-resolution questions."""
+"""Tools for the review queues: relation suggestions, entity-resolution questions and relation conflicts."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ Id = Annotated[int, Field(ge=1, description="The id the list shows.")]
 def register(server: MCPServer, ws: Workspace) -> None:
     _register_suggestions(server, ws)
     _register_questions(server, ws)
+    _register_conflicts(server, ws)
 
 
 def _register_suggestions(server: MCPServer, ws: Workspace) -> None:
@@ -83,3 +84,31 @@ def _register_questions(server: MCPServer, ws: Workspace) -> None:
         """No, the name is not that entity; the pair is never asked about again."""
         data = reject(ws, question_id)
         return result(f"rejected #{question_id}: {data['surface']!r} is not {data['entity']}", data)
+
+
+def _register_conflicts(server: MCPServer, ws: Workspace) -> None:
+    from ..relations.conflict_resolution import list_conflicts, resolve
+
+    @server.tool(annotations=READ)
+    @tool_errors
+    def conflicts(include_resolved: bool = False) -> CallToolResult:
+        """Contradictions between relations allowed one at a time (a second manager, a second lead); the open
+        ones wait for the user to say which holds."""
+        rows = list_conflicts(ws, include_resolved)
+        data = {"count": len(rows), "conflicts": rows}
+        if not rows:
+            return result("no conflicts" if include_resolved else "no open conflicts", data)
+        out = [f"#{c['id']} {c['subject']} --{c['type']}--> {c['old']['other']} (old) vs {c['new']['other']} (new), "
+               f"{c['kind']}, {c['status']}: {c['resolution'] or c['note'] or ''}" for c in rows]
+        nxt = ("next: resolve_conflict with an id and keep old, new or both (ask the user: never guess)"
+               if any(c["status"] == "open" for c in rows) else None)
+        return result(lines(f"{len(rows)} conflicts:", *out, nxt), data)
+
+    # Destructive: keeping one side ends the other relation (true until yesterday, its history kept).
+    @server.tool(annotations=write(destructive=True))
+    @tool_errors
+    def resolve_conflict(conflict_id: Id, keep: Literal["old", "new", "both"]) -> CallToolResult:
+        """Settle an open conflict: keep the old relation, the new one, or both (they hold in different
+        contexts). The one not kept is true until yesterday. Settle only as the user said."""
+        data = resolve(ws, conflict_id, keep)
+        return result(f"conflict #{conflict_id} ({data['subject']} {data['type']}): {data['resolution']}", data)

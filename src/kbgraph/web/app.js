@@ -15,7 +15,7 @@ class ApiError extends Error {
   }
 }
 
-async function api(path, params = {}, method = "GET") {
+async function api(path, params = {}, method = "GET", body = undefined) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined && value !== null && value !== "") query.append(key, String(value));
@@ -24,16 +24,17 @@ async function api(path, params = {}, method = "GET") {
   const headers = { Accept: "application/json" };
   const token = sessionStorage.getItem("kbg-token");
   if (token) headers.Authorization = "Bearer " + token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   kbg.pending += 1;
   try {
-    const response = await fetch(url, { method, headers });
-    const body = await response.json().catch(() => null);
+    const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const reply = await response.json().catch(() => null);
     if (response.status === 401 && !token) {
       const given = window.prompt("This server needs a token (kbg token create NAME):");
-      if (given) { sessionStorage.setItem("kbg-token", given.trim()); return api(path, params, method); }
+      if (given) { sessionStorage.setItem("kbg-token", given.trim()); return api(path, params, method, body); }
     }
-    if (!response.ok) throw new ApiError(response.status, body);
-    return body;
+    if (!response.ok) throw new ApiError(response.status, reply);
+    return reply;
   } finally {
     kbg.pending -= 1;
   }
@@ -286,9 +287,11 @@ async function onNodeTap(event) {
 
 async function loadReview() {
   try {
-    const [suggestions, questions] = await Promise.all([api("suggestions"), api("resolve/pending")]);
+    const [suggestions, questions, conflicts] = await Promise.all(
+      [api("suggestions"), api("resolve/pending"), api("relations/conflicts")]);
     renderSuggestions(suggestions.suggestions);
     renderQuestions(questions.questions);
+    renderConflicts(conflicts.conflicts);
   } catch (error) { failed(error); }
 }
 
@@ -314,9 +317,24 @@ function renderQuestions(rows) {
       el("button", { type: "button", class: "reject", onclick: () => answer(`resolve/${q.id}/reject`, `“${q.surface}” is not ${q.candidate_name}`) }, "Reject")))));
 }
 
-async function answer(path, done) {
+// Keeping one side ends the other (true until yesterday); "Both" is for two that hold in different contexts.
+function renderConflicts(rows) {
+  $("conflict-count").textContent = `(${rows.length})`;
+  $("conflicts").replaceChildren(...rows.map((c) => {
+    const settle = (keep, done) => answer(`relations/conflicts/${c.id}/resolve`, `${c.subject} ${c.type}: ${done}`, { keep });
+    return el("li", { "data-id": c.id },
+      el("div", { class: "what" }, `${c.subject} —${c.type}→ ${c.old.other} or ${c.new.other}?`),
+      el("div", { class: "meta" }, [c.kind, c.note].filter(Boolean).join(" · ")),
+      el("div", { class: "buttons" },
+        el("button", { type: "button", class: "keep-old", onclick: () => settle("old", `kept ${c.old.other}`) }, `Keep ${c.old.other}`),
+        el("button", { type: "button", class: "keep-new", onclick: () => settle("new", `kept ${c.new.other}`) }, `Keep ${c.new.other}`),
+        el("button", { type: "button", class: "keep-both", onclick: () => settle("both", "both kept") }, "Both")));
+  }));
+}
+
+async function answer(path, done, body = undefined) {
   try {
-    await api(path, {}, "POST");
+    await api(path, {}, "POST", body);
     say(done, true);
     await loadReview();
     if (kbg.graph.centre) await showGraph(kbg.graph.centre);

@@ -1,17 +1,38 @@
-"""GET /relations, POST /relations (relate), POST /relations/remove (unrelate)."""
+"""GET /relations, POST /relations (relate), POST /relations/remove (unrelate), and the contradictions
+relating can make: GET /relations/conflicts, POST /relations/conflicts/{id}/resolve."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from ...errors import InvalidInput
 from ..deps import WS
-from ..models import JSON, RelateBody, UnrelateBody
+from ..models import JSON, ConflictResolveBody, RelateBody, UnrelateBody
 from . import Date
 
 router = APIRouter(tags=["relations"])
+ConflictId = Annotated[int, Path(ge=1, le=2**62)]
+Settled = Annotated[bool, Query(alias="all", description="Also the conflicts already settled, and how.")]
+
+
+# Before any /relations/{...} route a later change might add, so that "conflicts" is never read as a parameter.
+@router.get("/relations/conflicts")
+def conflicts(ws: WS, include_resolved: Settled = False) -> JSON:
+    """`kbg graph conflicts [--all]`: contradictions between relations allowed one at a time, newest first."""
+    from ...relations.conflict_resolution import list_conflicts
+
+    rows = list_conflicts(ws, include_resolved)
+    return {"count": len(rows), "conflicts": rows}
+
+
+@router.post("/relations/conflicts/{conflict_id}/resolve")
+def resolve_conflict(ws: WS, conflict_id: ConflictId, body: ConflictResolveBody) -> JSON:
+    """`kbg graph resolve ID --keep old|new|both`: the relation not kept is true until yesterday (history stays)."""
+    from ...relations.conflict_resolution import resolve
+
+    return resolve(ws, conflict_id, body.keep)
 
 
 @router.get("/relations")
