@@ -12,7 +12,7 @@ import sqlite3
 from ...access import Access
 from ...model import Entity
 from ..base import GraphScope, GraphStep
-from .rows import _ENTITY_COLUMNS, _entity_row, access_sql
+from .rows import _ENTITY_COLUMNS, EVERY_ROW, _entity_row, access_sql
 
 _PART = 500  # ids per IN (...) list
 
@@ -31,14 +31,19 @@ def _scope_sql(scope: GraphScope, access: Access) -> tuple[str, list]:
         clauses.append("r.inferred = 0")
     for alias in ("r", "s", "t"):
         clause, extra = access_sql(alias, access)
-        if clause != "1":
+        if clause != EVERY_ROW:
             clauses.append(clause)
             params += extra
-    return (" AND ".join(clauses) or "1"), params
+    return (" AND ".join(clauses) or EVERY_ROW), params
 
 
 class GraphQueries:
     db: sqlite3.Connection
+
+    def _index_hint(self, index: str) -> str:
+        """The index a graph read is pinned to: relations_graph_out/in cover its columns, so a step is an
+        index range. SQLite's clause; PostgreSQL has no such clause and overrides this."""
+        return f" INDEXED BY {index}"
 
     def relation_generation(self) -> int:
         """Moves (up) with every change to relations, and to what entities show or who may read them."""
@@ -59,7 +64,7 @@ class GraphQueries:
             for start in range(0, len(ids), _PART):
                 part = ids[start:start + _PART]
                 sql = (f"SELECT r.{near}, {far}.id, {far}.name, {far}.type, r.id, r.type, r.inferred"
-                       f" FROM relations r INDEXED BY {index}"
+                       f" FROM relations r{self._index_hint(index)}"
                        " JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
                        f" WHERE r.{near} IN ({','.join('?' * len(part))}) AND {where}")
                 outgoing = side == "out"
@@ -81,10 +86,10 @@ class GraphQueries:
             params += list(scope.types)
         for alias in ("s", "t"):
             clause, extra = access_sql(alias, access)
-            if clause != "1":
+            if clause != EVERY_ROW:
                 clauses.append(clause)
                 params += extra
-        where = " AND ".join(["1", *clauses])
+        where = " AND ".join(clauses) or EVERY_ROW
         steps: list[GraphStep] = []
         for start in range(0, len(ids), _PART):
             part = ids[start:start + _PART]
@@ -102,7 +107,7 @@ class GraphQueries:
                    " r{n}.valid_from <= ?) AND r{n}.inferred = 0")
         return [(row[0], row[1], row[2], row[3]) for row in self.db.execute(
             "SELECT r1.source_id, r2.target_id, r1.id, r2.id FROM relations r1"
-            " JOIN relations r2 INDEXED BY relations_graph_out ON r2.source_id = r1.target_id"
+            f" JOIN relations r2{self._index_hint('relations_graph_out')} ON r2.source_id = r1.target_id"
             f" WHERE r1.type = ? AND r2.type = ? AND r1.source_id != r2.target_id"
             f" AND {current.format(n=1)} AND {current.format(n=2)} ORDER BY r1.id, r2.id",
             [first_type, second_type, active_on, active_on, active_on, active_on])]
@@ -129,16 +134,11 @@ class GraphQueries:
         everything (the premises it was derived from may be unreadable to them)."""
         if not access.sees_everything:
             return []
-        clauses, params = ["1"], []
-        for alias in ("s", "t"):
-            clause, extra = access_sql(alias, access)
-            clauses.append(clause)
-            params += extra
         keys = ("id", "source_id", "source", "target_id", "target", "type", "rule", "premises", "created_at")
         return [dict(zip(keys, row)) for row in self.db.execute(
             "SELECT r.id, s.id, s.name, t.id, t.name, r.type, r.rule, r.premises, r.created_at"
             " FROM inferred_relations r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
-            f" WHERE {' AND '.join(clauses)} ORDER BY r.type, s.name, t.name", params)]
+            " ORDER BY r.type, s.name, t.name, r.id")]
 
     def relation_degrees(self, access: Access, scope: GraphScope, limit: int | None) -> list[tuple[int, int]]:
         """(entity id, relations in scope at either end), most first, ties by id."""
@@ -148,11 +148,12 @@ class GraphQueries:
                 " JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id")
         page = f" LIMIT {int(limit)}" if limit else ""
         sides = " UNION ALL ".join(
-            f"SELECT r.{column} AS id, count(*) AS n FROM relations r INDEXED BY {index}{ends} WHERE {where}"
+            f"SELECT r.{column} AS id, count(*) AS n FROM relations r{self._index_hint(index)}{ends} WHERE {where}"
             f" GROUP BY r.{column}"
             for column, index in (("source_id", "relations_graph_out"), ("target_id", "relations_graph_in")))
         return [(row[0], row[1]) for row in self.db.execute(
-            f"SELECT id, sum(n) AS degree FROM ({sides}) GROUP BY id ORDER BY degree DESC, id{page}",
+            f"SELECT id, CAST(sum(n) AS INTEGER) AS degree FROM ({sides}) AS sides GROUP BY id"
+            f" ORDER BY degree DESC, id{page}",
             [*params, *params])]
 
     def relation_edges(self, access: Access, scope: GraphScope) -> list[tuple[int, int, int, str, bool]]:
@@ -194,15 +195,14 @@ class ConflictQueries:
     db: sqlite3.Connection
 
     def add_conflict(self, conflict: dict, now: str) -> int:
-        cursor = self.db.execute(
+        return self.db.execute(
             "INSERT INTO relation_conflicts (kind, type, subject_key, subject_name, old_relation_id, old_other,"
             " new_relation_id, new_other, status, resolution, note, created_at, resolved_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (conflict["kind"], conflict["type"], conflict["subject_key"], conflict["subject_name"],
              conflict.get("old_relation_id"), conflict["old_other"], conflict.get("new_relation_id"),
              conflict["new_other"], conflict["status"], conflict.get("resolution"), conflict.get("note"), now,
-             now if conflict["status"] == "resolved" else None))
-        return int(cursor.lastrowid or 0)
+             now if conflict["status"] == "resolved" else None)).fetchone()[0]
 
     def conflicts(self, access: Access, status: str | None = None) -> list[dict]:
         """Recorded conflicts (of one status, or all) whose subject the access may read, newest first."""

@@ -49,9 +49,8 @@ class MemoryQueries:
 
     def add_fact(self, row: dict) -> int:
         values = [row.get(k, _DEFAULTS.get(k)) for k in _FACT_FIELDS]
-        cursor = self.db.execute(f"INSERT INTO facts ({', '.join(_FACT_FIELDS)}) VALUES"
-                                 f" ({', '.join('?' * len(_FACT_FIELDS))})", values)
-        return int(cursor.lastrowid or 0)
+        return self.db.execute(f"INSERT INTO facts ({', '.join(_FACT_FIELDS)}) VALUES"
+                               f" ({', '.join('?' * len(_FACT_FIELDS))}) RETURNING id", values).fetchone()[0]
 
     def get_fact(self, access: Access, fact_id: int) -> Fact | None:
         clause, params = self._readable("f", access)
@@ -79,9 +78,8 @@ class MemoryQueries:
 
     def add_loop(self, row: dict) -> int:
         values = [row.get(k, _DEFAULTS.get(k)) for k in _LOOP_FIELDS]
-        cursor = self.db.execute(f"INSERT INTO loops ({', '.join(_LOOP_FIELDS)}) VALUES"
-                                 f" ({', '.join('?' * len(_LOOP_FIELDS))})", values)
-        return int(cursor.lastrowid or 0)
+        return self.db.execute(f"INSERT INTO loops ({', '.join(_LOOP_FIELDS)}) VALUES"
+                               f" ({', '.join('?' * len(_LOOP_FIELDS))}) RETURNING id", values).fetchone()[0]
 
     def get_loop(self, access: Access, loop_id: int) -> Loop | None:
         clause, params = self._readable("l", access)
@@ -116,6 +114,8 @@ class MemoryQueries:
         self.db.execute(f"UPDATE {table} SET source = ?, recorded_at = ? WHERE id = ?", (source, recorded_at, row_id))
 
     def entity_keys(self, entity_ids: list[int]) -> dict[int, str]:
+        if not entity_ids:  # `IN ()` is SQLite's, not standard SQL
+            return {}
         marks = ",".join("?" * len(entity_ids))
         return dict(self.db.execute(f"SELECT id, key FROM entities WHERE id IN ({marks})", entity_ids))
 
@@ -139,12 +139,14 @@ class MemoryQueries:
 
     def page_facts(self, doc_id: int | None) -> list[Fact]:
         rows = self.db.execute(f"SELECT {_FACT_COLUMNS} FROM facts f WHERE f.origin = 'page'"
-                               " AND f.superseded_at IS NULL AND f.origin_doc_id IS ? ORDER BY f.id", (doc_id,))
+                               " AND f.superseded_at IS NULL AND f.origin_doc_id IS NOT DISTINCT FROM ?"
+                               " ORDER BY f.id", (doc_id,))
         return [_fact(r) for r in rows]
 
     def page_loops(self, doc_id: int | None) -> list[Loop]:
         rows = self.db.execute(f"SELECT {_LOOP_COLUMNS} FROM loops l WHERE l.origin = 'page'"
-                               " AND l.status != 'dropped' AND l.origin_doc_id IS ? ORDER BY l.id", (doc_id,))
+                               " AND l.status != 'dropped' AND l.origin_doc_id IS NOT DISTINCT FROM ?"
+                               " ORDER BY l.id", (doc_id,))
         return [_loop(r) for r in rows]
 
     def rehome_memory(self, doc_id: int, path: str, entity_key: str, entity_name: str, governance: tuple) -> None:
@@ -169,6 +171,6 @@ class MemoryQueries:
         answer that read them to compare (rows are never deleted; a change adds a row or a status)."""
         facts = self.db.execute("SELECT count(*), coalesce(max(id), 0), count(superseded_at),"
                                 " coalesce(max(superseded_at), '') FROM facts").fetchone()
-        loops = self.db.execute("SELECT count(*), coalesce(max(id), 0), total(status = 'open'),"
+        loops = self.db.execute("SELECT count(*), coalesce(max(id), 0), count(CASE WHEN status = 'open' THEN 1 END),"
                                 " coalesce(max(updated_at), '') FROM loops").fetchone()
         return (*facts, *loops)

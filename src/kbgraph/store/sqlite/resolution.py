@@ -104,7 +104,8 @@ class ResolutionQueries:
 
     def add_unlink(self, entity_key: str, entity_name: str, doc_path: str, now: str) -> bool:
         cursor = self.db.execute(
-            "INSERT OR IGNORE INTO entity_unlinks (entity_key, entity_name, doc_path, created_at) VALUES (?, ?, ?, ?)",
+            "INSERT INTO entity_unlinks (entity_key, entity_name, doc_path, created_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
             (entity_key, entity_name, doc_path, now))
         return cursor.rowcount > 0
 
@@ -139,13 +140,13 @@ class ResolutionQueries:
         if entity_id is not None:
             where, params = where + " AND m.entity_id = ?", [*params, entity_id]
         sql = f"""
-            SELECT m.entity_id, e.name, e.type, d.path, count(*), min(m.start) FROM mentions m
+            SELECT e.id, e.name, e.type, d.path, count(*), min(m.start) FROM mentions m
             JOIN entities e ON e.id = m.entity_id JOIN documents d ON d.id = m.doc_id
             WHERE m.kind = 'text' AND m.start IS NOT NULL {where}
               AND (e.page_doc_id IS NULL OR e.page_doc_id != m.doc_id)
               AND NOT EXISTS (SELECT 1 FROM mentions l WHERE l.entity_id = m.entity_id AND l.doc_id = m.doc_id
                               AND l.kind IN ('wikilink', 'link', 'frontmatter'))
-            GROUP BY m.entity_id, m.doc_id ORDER BY e.name, d.path"""
+            GROUP BY e.id, d.id ORDER BY e.name, d.path, e.id"""
         if limit:
             sql += " LIMIT ?"
             params.append(limit)

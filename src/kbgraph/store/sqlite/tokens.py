@@ -22,13 +22,12 @@ class TokenQueries:
     db: sqlite3.Connection
 
     def add_api_token(self, row: dict) -> int:
-        cursor = self.db.execute(
+        return self.db.execute(
             "INSERT INTO api_tokens (name, salt, digest, visibilities, max_sensitivity, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
             (row["name"], row["salt"], row["digest"], json.dumps(list(row["visibilities"])), row["max_sensitivity"],
              row["created_at"]),
-        )
-        return int(cursor.lastrowid or 0)
+        ).fetchone()[0]
 
     def api_token(self, token_id: int) -> dict | None:
         row = self.db.execute(f"SELECT {_COLUMNS} FROM api_tokens WHERE id = ? AND revoked_at IS NULL",
