@@ -18,7 +18,6 @@ from ..base import DocFilter, DocState, EntityName, EntitySync, RelationVersion
 from .migrations import apply_migrations
 from .rows import EVERY_ROW, access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
-from .governance import GovernanceQueries
 from .graph import ConflictQueries, GraphQueries
 from .memory import MemoryQueries
 from .resolution import ResolutionQueries
@@ -1014,7 +1013,7 @@ class CoreQueries:
         }
 
 
-class SqliteStore(CoreQueries, GovernanceQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
+class SqliteStore(CoreQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
                   MemoryQueries, TokenQueries):
     """One index, safe to share between threads: each thread gets its own connection (opened on first
     use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
