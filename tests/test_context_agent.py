@@ -289,7 +289,7 @@ def governed(tmp_path_factory):
     assert report.errors == 0, report.problems
     store = open_store(root)
     pia = next(e for e in store.list_entities(LOCAL) if e.name == "Pia Public")
-    store.set_entity_governance(pia.id, None, "public", "normal")  # Quinn stays private, as entities are
+    assert store.entity_governance()[pia.id].visibility == "public"  # as her page; Quinn's is ana's, private
     key = store.entity_keys([pia.id])[pia.id]
     with store.transaction():  # a private fact and loop about the public person (as an import keeps them)
         common = {"entity_key": key, "entity_name": "Pia Public", "source": "manual", "origin": "user",
@@ -336,5 +336,5 @@ def test_a_public_reader_sees_the_public_and_none_of_the_private(governed):
     assert [f.text for f in list_facts(store, ben)] == ["sailing"]
     assert [f.text for f in list_facts(store, ben, "Pia Public", include_superseded=True)] == ["sailing"]
     assert [x.text for x in list_loops(store, ben, include_closed=True)] == ["return the tide charts"]
-    ana = Access.of("ana", ["public"])  # the owner reads her fact about Pia, not Quinn's (a private entity)
-    assert {f.text for f in list_facts(store, ana)} == {"sailing", "under investigation"}
+    ana = Access.of("ana", ["public"])  # the owner reads her fact about Pia, and Quinn's page, which she owns
+    assert {f.text for f in list_facts(store, ana)} == {"sailing", "under investigation", "owes money"}

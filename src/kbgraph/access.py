@@ -62,3 +62,35 @@ class Access:
 
 
 LOCAL = Access("local", frozenset(VISIBILITIES), SENSITIVITIES[-1])
+
+
+@dataclass(frozen=True)
+class Governance:
+    """Who may read a row: its owner, visibility and sensitivity (unset: private, normal)."""
+
+    owner: str | None = None
+    visibility: str = "private"
+    sensitivity: str = "normal"
+
+    def openness(self) -> tuple[int, int]:
+        """Larger is readable by more: a wider visibility first, then a lower sensitivity."""
+        wide = VISIBILITIES.index(self.visibility) if self.visibility in VISIBILITIES else 0  # private first
+        return wide, -sensitivity_rank(self.sensitivity)
+
+
+def most_readable(items) -> Governance | None:
+    """The one of items that the most readers may read (None for none): what a name seen in several
+    notes may be read as, since a reader of that note has seen it. Always one of items, never wider."""
+    return max(items, key=Governance.openness, default=None)
+
+
+def least_readable(items) -> Governance | None:
+    """What a row that reveals all of items (a relation and its two ends) may be read as: the narrowest
+    visibility and the highest sensitivity among them, owned by the owner of the narrowest, so that
+    whoever may read it may read every one of them."""
+    items = list(items)
+    if not items:
+        return None
+    narrowest = min(items, key=lambda g: g.openness()[0])
+    highest = max(items, key=lambda g: sensitivity_rank(g.sensitivity))
+    return Governance(narrowest.owner, narrowest.visibility, highest.sensitivity)

@@ -274,6 +274,39 @@ def conflicts_stage(run: IndexRun) -> None:
         record_stated_conflicts(run.store, run.config.vocabulary, today_iso(), now_iso())
 
 
+def govern_stage(run: IndexRun) -> None:
+    """Who may read each entity and relation, from the notes they come from (ingest/governance.py).
+    Entities are derived again when this run rebuilt them (or the rules changed); relations every run,
+    since a user's edit adds some without rebuilding entities. Only what changed is written."""
+    from .governance import RULES_VERSION, entity_governance, relation_governance, vault_default
+
+    store = run.store
+    with store.transaction():
+        documents = store.document_governance()
+        current = store.entity_governance()
+        if run.assembly is not None or store.get_meta("governance_rules") != RULES_VERSION:
+            claims, resolved, _ = run.assembly or _assembled(store)
+            pages = {doc_id: owner[0] for doc_id, owner in store.page_entity_ids().items()}
+            derived = entity_governance(store.entity_ids_by_key(), pages, claims, resolved, documents,
+                                        vault_default(run.config))
+            for entity_id, governance in derived.items():
+                if current.get(entity_id) != governance:
+                    store.set_entity_governance(entity_id, governance.owner, governance.visibility,
+                                                governance.sensitivity)
+            current = derived
+            store.set_meta("governance_rules", RULES_VERSION)
+        relations = store.relation_governance()
+        for relation_id, governance in relation_governance(relations, current, documents).items():
+            if relations[relation_id][3] != governance:
+                store.set_relation_governance(relation_id, governance)
+
+
+def _assembled(store: Store) -> tuple:
+    claims = store.all_claims()
+    _, resolved = assemble_entities(claims, store.merges(), _reference_links(store))
+    return claims, resolved, None
+
+
 def memory_stage(run: IndexRun) -> None:
     """Turn the entity pages' `## Facts` and `## Loops` lines into facts and loops (pages whose content
     changed since last read); report lines that do not read."""
@@ -549,6 +582,7 @@ class Pipeline:
                 ("extract", _extract_stage),
                 ("cooccur", _cooccurrence_stage),
                 ("infer", _infer_stage),
+                ("govern", govern_stage),
                 ("embed", _embed_stage),
                 ("similar", _similar_stage),
                 ("finish", finish_stage),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
-from ..access import Access
+from ..access import Access, Governance
 from ..model import (Entity, EntityClaim, EntityRecord, Fact, Loop, Mention, Merge, ParsedDocument, Problem, Snippet,
                      TextQuery)
 
@@ -364,6 +364,16 @@ class TokenStore(Protocol):
     def revoke_api_token(self, name: str, now: str) -> bool: ...
 
 
+class GovernanceStore(Protocol):
+    """Who may read each entity and relation, as the index derives it from the notes (bookkeeping reads
+    of every row: they take no Access, and nothing they return is shown to a reader)."""
+
+    def document_governance(self) -> dict[int, Governance]: ...
+    def entity_governance(self) -> dict[int, Governance]: ...
+    def relation_governance(self) -> dict[int, tuple[int, int, int | None, Governance]]: ...
+    def set_relation_governance(self, relation_id: int, governance: Governance) -> None: ...
+
+
 class Store(UnitOfWork, DocumentStore, EntityStore, RelationStore, SuggestionStore, ResolutionStore, SearchStore,
-            DocGraphStore, GraphStore, VectorStore, MemoryStore, TokenStore, Protocol):
+            DocGraphStore, GraphStore, VectorStore, MemoryStore, TokenStore, GovernanceStore, Protocol):
     """The whole contract: every method code above the store may call. Each backend implements it all."""

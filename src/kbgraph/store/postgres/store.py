@@ -19,6 +19,7 @@ import psycopg
 
 from ...errors import SchemaTooNew, StoreError
 from ..sqlite.docgraph import DocGraphQueries
+from ..sqlite.governance import GovernanceQueries
 from ..sqlite.graph import ConflictQueries, GraphQueries
 from ..sqlite.memory import MemoryQueries
 from ..sqlite.resolution import ResolutionQueries
@@ -45,7 +46,7 @@ def _connect(url: str) -> PgConnection:
                          hint="check that the server runs and the URL (user, host, port, database)") from None
 
 
-class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, CoreQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries,
+class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, CoreQueries, GovernanceQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries,
                     ConflictQueries, MemoryQueries, TokenQueries):
     """One team index in one PostgreSQL database, safe to share between threads: each thread has its
     own connection (opened on first use)."""
