@@ -1,9 +1,76 @@
-"""PostgreSQL's own versions of the queries on documents, entities, mentions, relations and their history, suggestions, problems (store/sqlite/store.py CoreQueries) that are not portable SQL. A mixin of PostgresStore, first in its bases."""
+"""PostgreSQL's own versions of the queries on documents, entities, mentions, relations and their history, suggestions, problems (store/sqlite/store.py CoreQueries) that are not portable SQL. A mixin of PostgresStore, first in its bases.
+
+Most of CoreQueries runs here as it is; what SQLite spells its own way is either a fragment the shared
+queries are built from (the _sql_* methods) or a whole method where the storage itself differs: the
+full text lives in tsvector columns, not in FTS5 tables."""
 
 from __future__ import annotations
 
+from ...model import ParsedDocument
+from ..sqlite.store import doc_fts_text
 from .connection import PgConnection
+
+# The full-text tables whose GIN indexes collect new entries in a pending list until merged.
+_TEXT_INDEXES = ("chunks_tsv", "documents_tsv")
 
 
 class PgCoreQueries:
     db: PgConnection
+
+    # --- fragments of the shared queries
+
+    @staticmethod
+    def _sql_index_hint(index: str) -> str:
+        return ""  # the planner has statistics (ANALYZE), and PostgreSQL takes no hint
+
+    @staticmethod
+    def _sql_joined(expr: str, distinct: bool = False) -> str:
+        return f"string_agg({'DISTINCT ' if distinct else ''}({expr})::text, ',')"
+
+    @staticmethod
+    def _sql_json_field(column: str, key: str) -> str:
+        # json, not jsonb: the text as stored, like SQLite's json_extract, and no failure on a \u0000
+        return f"(({column})::json ->> '{key}')"
+
+    @staticmethod
+    def _sql_contains(text: str, part: str) -> str:
+        return f"strpos({text}, {part}) > 0"
+
+    # --- documents: the full text is kept in tsvector columns
+
+    def _write_sections(self, doc: ParsedDocument, doc_id: int) -> None:
+        """A document's chunks (their tsv column is generated from the title kept with each) and the
+        document's own tsv: title A, heading paths B, text C, as SQLite's doc_fts weighs them."""
+        db = self.db
+        db.executemany(
+            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, \"end\", line, text, title)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(doc_id, c.key, c.ordinal, " > ".join(c.heading_path), c.start, c.end, c.line, c.text, doc.title)
+             for c in doc.chunks],
+        )
+        text = doc_fts_text(db, doc_id)
+        if text is None:  # a document with no section has nothing a hit could show
+            db.execute("UPDATE documents SET tsv = ''::tsvector WHERE id = ?", (doc_id,))
+            return
+        db.execute(
+            "UPDATE documents SET tsv = setweight(to_tsvector('kbg', ?), 'A') || setweight(to_tsvector('kbg', ?), 'B')"
+            " || setweight(to_tsvector('kbg', ?), 'C') WHERE id = ?",
+            (doc.title, *text, doc_id),
+        )
+
+    def _forget_sections_text(self, doc_id: int) -> None:
+        """Nothing to do: the chunks' vectors go with their rows, and the document's is rewritten with it."""
+
+    # --- status
+
+    def compact_text_index(self) -> None:
+        """Merge what the GIN full-text indexes hold in their pending lists into the indexes proper, as
+        FTS5's optimize merges segments: after many rewrites every keyword query would scan that list.
+        Then ANALYZE the text tables, so that the planner knows how many rows a term matches."""
+        for index in _TEXT_INDEXES:
+            self.db.execute("SELECT gin_clean_pending_list(?::regclass)", (index,))
+        self.db.execute("ANALYZE documents, chunks")
+
+    def size_on_disk(self) -> int:
+        """Bytes the database takes on the server (its tables, indexes and their free space)."""
+        return int(self.db.execute("SELECT pg_database_size(current_database())").fetchone()[0])

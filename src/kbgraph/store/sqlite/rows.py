@@ -95,7 +95,8 @@ def access_sql(alias: str, access: Access) -> tuple[str, list]:
     # coalesce(owner = ?, false), not `owner = ?`: a row with no owner must read as false, not NULL, or
     # NOT (clause) would let it through where a read excludes what is unreadable. (SQLite's `IS ?` says
     # the same for a principal, never NULL, but PostgreSQL takes IS only before NULL, TRUE or FALSE.)
+    # No visibility: `false`, as SQLite reads `IN ()`, which PostgreSQL does not parse.
+    visible = f"{alias}.visibility IN ({','.join('?' * len(visibilities))})" if visibilities else "false"
     clause = (f"(CASE {alias}.sensitivity {_RANK_CASES} ELSE {_UNKNOWN_RANK} END <= ?"
-              f" AND ({alias}.visibility IN ({','.join('?' * len(visibilities))})"
-              f" OR coalesce({alias}.owner = ?, false)))")
+              f" AND ({visible} OR coalesce({alias}.owner = ?, false)))")
     return clause, [access.max_rank, *visibilities, access.principal]

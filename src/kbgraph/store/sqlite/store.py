@@ -16,7 +16,7 @@ from ...model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDo
 from ...access import Access
 from ..base import DocFilter, DocState, EntityName, EntitySync, RelationVersion
 from .migrations import apply_migrations
-from .rows import access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
+from .rows import EVERY_ROW, access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
 from .governance import GovernanceQueries
 from .graph import ConflictQueries, GraphQueries
@@ -57,6 +57,28 @@ class CoreQueries:
     path: str
     transaction: Callable[[], AbstractContextManager[None]]
     _bump_vectors: Callable[[], None]
+
+    # --- what SQLite spells its own way: fragments of the shared queries, PgCoreQueries has PostgreSQL's
+
+    @staticmethod
+    def _sql_index_hint(index: str) -> str:
+        """After a table: the index the query must use (SQLite, without statistics, may pick a worse one)."""
+        return f"INDEXED BY {index}"
+
+    @staticmethod
+    def _sql_joined(expr: str, distinct: bool = False) -> str:
+        """An aggregate: the group's values of expr as one text, comma separated."""
+        return f"group_concat({'DISTINCT ' if distinct else ''}{expr})"
+
+    @staticmethod
+    def _sql_json_field(column: str, key: str) -> str:
+        """The value under key of the JSON object in column, as text (NULL when absent)."""
+        return f"json_extract({column}, '$.{key}')"
+
+    @staticmethod
+    def _sql_contains(text: str, part: str) -> str:
+        """Whether part occurs in text."""
+        return f"instr({text}, {part}) > 0"
 
     # --- meta --------------------------------------------------------------------
 
@@ -100,21 +122,10 @@ class CoreQueries:
                 (*values, doc_id),
             )
         db.executemany(
-            "INSERT OR IGNORE INTO document_tags (doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in doc.tags]
+            "INSERT INTO document_tags (doc_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [(doc_id, t) for t in doc.tags],
         )
-        db.executemany(
-            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, \"end\", line, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(doc_id, c.key, c.ordinal, " > ".join(c.heading_path), c.start, c.end, c.line, c.text) for c in doc.chunks],
-        )
-        db.execute(
-            "INSERT INTO chunk_fts (rowid, title, heading, body)"
-            " SELECT id, ?, heading, text FROM chunks WHERE doc_id = ?",
-            (doc.title, doc_id),
-        )
-        text = doc_fts_text(db, doc_id)
-        if text is not None:  # a document with no section has nothing a hit could show
-            db.execute("INSERT INTO doc_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)",
-                       (doc_id, doc.title, *text))
+        self._write_sections(doc, doc_id)
         db.executemany(
             "INSERT INTO links (doc_id, target, alias, start, \"end\", kind) VALUES (?, ?, ?, ?, ?, ?)",
             [(doc_id, ln.target, ln.alias, ln.start, ln.end, ln.kind) for ln in doc.links],
@@ -129,14 +140,35 @@ class CoreQueries:
             ],
         )
         db.executemany(
-            "INSERT OR REPLACE INTO page_relation_lines (doc_id, line, ordinal, source, type, target, reason,"
-            " valid_until, problem, valid_from, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO page_relation_lines (doc_id, line, ordinal, source, type, target, reason,"
+            " valid_until, problem, valid_from, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (doc_id, line, ordinal) DO UPDATE SET source = excluded.source, type = excluded.type,"
+            " target = excluded.target, reason = excluded.reason, valid_until = excluded.valid_until,"
+            " problem = excluded.problem, valid_from = excluded.valid_from, context = excluded.context",
             [(doc_id, r.line, r.ordinal, r.source, r.type, r.target, r.reason, r.valid_until, r.problem,
               r.valid_from, r.context) for r in doc.relation_lines],
         )
         return doc_id
 
-    def _clear_document_content(self, doc_id: int) -> None:
+    def _write_sections(self, doc: ParsedDocument, doc_id: int) -> None:
+        """A document's chunks, and the full-text rows that find them and the document."""
+        db = self.db
+        db.executemany(
+            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, \"end\", line, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(doc_id, c.key, c.ordinal, " > ".join(c.heading_path), c.start, c.end, c.line, c.text) for c in doc.chunks],
+        )
+        db.execute(
+            "INSERT INTO chunk_fts (rowid, title, heading, body)"
+            " SELECT id, ?, heading, text FROM chunks WHERE doc_id = ?",
+            (doc.title, doc_id),
+        )
+        text = doc_fts_text(db, doc_id)
+        if text is not None:  # a document with no section has nothing a hit could show
+            db.execute("INSERT INTO doc_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)",
+                       (doc_id, doc.title, *text))
+
+    def _forget_sections_text(self, doc_id: int) -> None:
+        """Drop the full-text rows of a document and of its chunks (which are still there)."""
         db = self.db
         db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
         # A contentless index forgets a row only when given back exactly the text it was given.
@@ -144,6 +176,10 @@ class CoreQueries:
         if text is not None:
             db.execute("INSERT INTO doc_fts (doc_fts, rowid, title, headings, body) SELECT 'delete', id, title, ?, ?"
                        " FROM documents WHERE id = ?", (*text, doc_id))
+
+    def _clear_document_content(self, doc_id: int) -> None:
+        db = self.db
+        self._forget_sections_text(doc_id)
         self._bump_vectors()  # its chunks' vectors go with them: the cached matrix and the similar stage must see it
         for table in ("mentions", "chunks", "document_tags", "links", "entity_claims", "page_relation_lines"):
             db.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
@@ -239,12 +275,12 @@ class CoreQueries:
             ids[rec.key] = entity_id
         db.execute("DELETE FROM entity_pages")
         db.executemany(
-            "INSERT OR IGNORE INTO entity_pages (doc_id, entity_id) VALUES (?, ?)",
+            "INSERT INTO entity_pages (doc_id, entity_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [(doc_id, ids[rec.key]) for rec in records for doc_id in rec.page_docs],
         )
         db.execute("DELETE FROM entity_names")
         db.executemany(
-            "INSERT OR IGNORE INTO entity_names (entity_id, key, name, kind, loose) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO entity_names (entity_id, key, name, kind, loose) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [(ids[n.entity_key], n.key, n.surface, n.kind, n.loose) for n in names],
         )
         return EntitySync(ids, {key: old[0] for key, old in existing.items()})
@@ -388,7 +424,7 @@ class CoreQueries:
         readable, extra = access_sql("d", access)
         sql = (
             f"SELECT {_DOC_COLUMNS}, count(*) AS mentions, min(m.start) AS first_start,"
-            " group_concat(DISTINCT m.kind) AS kinds"
+            f" {self._sql_joined('m.kind', distinct=True)} AS kinds"
             f" FROM mentions m JOIN documents d ON d.id = m.doc_id WHERE m.entity_id = ? AND {readable}"
             " GROUP BY d.id ORDER BY d.date IS NULL, d.date, d.path"
         )
@@ -407,7 +443,8 @@ class CoreQueries:
 
     def add_asserted_entity(self, entity_type: str, name: str, now: str) -> None:
         self.db.execute(
-            "INSERT OR IGNORE INTO asserted_entities (type, name, created_at) VALUES (?, ?, ?)", (entity_type, name, now)
+            "INSERT INTO asserted_entities (type, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (entity_type, name, now),
         )
 
     def asserted_entities(self) -> list[dict]:
@@ -455,9 +492,10 @@ class CoreQueries:
     def set_page_origin(self, relation_id: int, reason: str | None, valid_until: str | None, origin_doc_id: int,
                         now: str, valid_from: str | None = None, context: str | None = None) -> None:
         """Make a relation the page line's: its reason, valid time and context exactly as the line says."""
-        self._record_history("r.id = ? AND (r.reason IS NOT ? OR r.valid_until IS NOT ? OR r.valid_from IS NOT ?"
-                             " OR r.context IS NOT ? OR r.origin != 'page')",
-                             [relation_id, reason, valid_until, valid_from, context], now, "edited", ended=False)
+        differs = [_differs(f"r.{column}", value) for column, value in
+                   (("reason", reason), ("valid_until", valid_until), ("valid_from", valid_from), ("context", context))]
+        self._record_history(f"r.id = ? AND ({' OR '.join(sql for sql, _ in differs)} OR r.origin != 'page')",
+                             [relation_id, *(p for _, params in differs for p in params)], now, "edited", ended=False)
         self.db.execute(
             "UPDATE relations SET reason = ?, valid_until = ?, valid_from = ?, context = ?, origin = 'page',"
             " origin_doc_id = ?, updated_at = ?, source_doc_id = coalesce(source_doc_id, ?) WHERE id = ?",
@@ -494,15 +532,17 @@ class CoreQueries:
                         (source_id, target_id, now, relation_id))
 
     def reduce_strength(self, relation_id: int, by: int) -> None:
-        self.db.execute("UPDATE relations SET strength = max(1, strength - ?) WHERE id = ?", (by, relation_id))
+        self.db.execute("UPDATE relations SET strength = CASE WHEN strength - ? < 1 THEN 1 ELSE strength - ? END"
+                        " WHERE id = ?", (by, by, relation_id))
 
     def absorb_relation(self, relation_id: int, strength: int, created_at: str, reason: str | None,
                         now: str) -> None:
         """Fold a twin's evidence into a relation: strengths add, the earlier creation stays, a reason fills a gap."""
         self.db.execute(
-            "UPDATE relations SET strength = strength + ?, created_at = min(created_at, ?),"
+            "UPDATE relations SET strength = strength + ?,"
+            " created_at = CASE WHEN ? < created_at THEN ? ELSE created_at END,"
             " reason = coalesce(reason, ?), updated_at = ? WHERE id = ?",
-            (strength, created_at, reason, now, relation_id),
+            (strength, created_at, created_at, reason, now, relation_id),
         )
 
     def relations_from(self, access: Access, entity_id: int, direction: str, type_name: str | None,
@@ -523,7 +563,8 @@ class CoreQueries:
         where = " AND ".join(clauses)
         page = f" ORDER BY r.type, r.id LIMIT {int(limit)}" if limit else ""
         return self._relation_rows(
-            f"r.id IN (SELECT r.id FROM relations r INDEXED BY {index} {_RELATION_ENDS} WHERE {where}{page})",
+            f"r.id IN (SELECT r.id FROM relations r {self._sql_index_hint(index)} {_RELATION_ENDS}"
+            f" WHERE {where}{page})",
             params)
 
     @staticmethod
@@ -553,7 +594,7 @@ class CoreQueries:
 
     def relations_of_type(self, access: Access, type_name: str | None) -> list[dict]:
         if type_name is None:
-            return self._relation_rows("1", [], access)
+            return self._relation_rows(EVERY_ROW, [], access)
         return self._relation_rows("r.type = ?", [type_name], access)
 
     def page_relations(self) -> list[dict]:
@@ -581,7 +622,9 @@ class CoreQueries:
     def _record_history(self, where: str, params: list, now: str, change: str, ended: bool) -> None:
         """Copy the relations matching where into relation_history as superseded at now. ended: the
         relation stopped being true now (its valid_until becomes now's date, unless it ended earlier)."""
-        until = "min(coalesce(r.valid_until, substr(?, 1, 10)), substr(?, 1, 10))" if ended else "r.valid_until"
+        # ended: the earlier of its own end and now's date
+        until = ("CASE WHEN r.valid_until < substr(?, 1, 10) THEN r.valid_until ELSE substr(?, 1, 10) END" if ended
+                 else "r.valid_until")
         self.db.execute(
             "INSERT INTO relation_history (relation_id, source_key, source_type, source_name, target_key,"
             " target_type, target_name, type, reason, source_doc_path, confidence, origin, strength, inferred,"
@@ -607,7 +650,7 @@ class CoreQueries:
         when it was recorded) to valid_until."""
         column = "source" if direction == "out" else "target"
         if entity_id is None:  # the whole graph as it was
-            end_clause, end_params = "1", []
+            end_clause, end_params = EVERY_ROW, []
         else:
             key = self.db.execute("SELECT key FROM entities WHERE id = ?", (entity_id,)).fetchone()
             if key is None:
@@ -645,7 +688,7 @@ class CoreQueries:
     def first_relation_record(self) -> str | None:
         """When kbgraph first recorded any relation (a timestamp), or None when it has none."""
         row = self.db.execute("SELECT min(t) FROM (SELECT min(created_at) AS t FROM relations"
-                              " UNION ALL SELECT min(recorded_at) FROM relation_history)").fetchone()
+                              " UNION ALL SELECT min(recorded_at) FROM relation_history) AS firsts").fetchone()
         return row[0]
 
     def relation_history(self, access: Access, entity_id: int | None = None) -> list[RelationVersion]:
@@ -760,16 +803,19 @@ class CoreQueries:
             ), mentioned AS (
                 SELECT m.entity_id AS id, max(substr(d.date, 1, 10)) AS day
                 FROM mentions m JOIN documents d ON d.id = m.doc_id
-                JOIN entities e ON e.id = m.entity_id WHERE m.doc_id IS NOT e.page_doc_id
+                JOIN entities e ON e.id = m.entity_id WHERE e.page_doc_id IS NULL OR m.doc_id != e.page_doc_id
                 GROUP BY m.entity_id
+            ), days AS (
+                SELECT e.id, e.type, e.name, e.mention_count, mentioned.day AS mentioned_day,
+                       coalesce({self._sql_json_field('p.frontmatter', 'updated')}, p.date, '') AS page_day,
+                       coalesce(asserted.day, '') AS asserted_day
+                FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
+                LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
+                WHERE {readable}
             )
-            SELECT e.id, e.type, e.name, e.mention_count, mentioned.day,
-                   max(coalesce(json_extract(p.frontmatter, '$.updated'), p.date, ''),
-                       coalesce(asserted.day, ''))
-            FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
-            LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
-            WHERE {readable}
-            ORDER BY e.type, e.name
+            SELECT id, type, name, mention_count, mentioned_day,
+                   CASE WHEN asserted_day > page_day THEN asserted_day ELSE page_day END
+            FROM days ORDER BY type, name
             """, params
         )
         keys = ("id", "type", "name", "mention_count", "last_mentioned", "last_updated")
@@ -804,13 +850,15 @@ class CoreQueries:
         for f in found:
             ends = (f.get("source_id"), f.get("source_new"), f.get("target_id"), f.get("target_new"), f["type"])
             db.execute(
-                "INSERT OR IGNORE INTO suggestions (source_id, source_new, target_id, target_new, type, confidence,"
-                " rule, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*ends, f["confidence"], f["rule"], now))
+                "INSERT INTO suggestions (source_id, source_new, target_id, target_new, type, confidence,"
+                " rule, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (*ends, f["confidence"], f["rule"], now))
+            same = [_same(column, value) for column, value in zip(_SUGGESTION_ENDS, ends)]
             db.execute(
-                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, \"end\", sentence)"
-                " SELECT id, ?, ?, ?, ?, ?, ? FROM suggestions WHERE source_id IS ? AND source_new IS ?"
-                " AND target_id IS ? AND target_new IS ? AND type = ?",
-                (kind, doc_id, doc_path, f["start"], f["end"], f["sentence"], *ends),
+                "INSERT INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, \"end\", sentence)"
+                f" SELECT id, ?, ?, ?, ?, ?, ? FROM suggestions WHERE {' AND '.join(sql for sql, _ in same)}"
+                " ON CONFLICT DO NOTHING",
+                (kind, doc_id, doc_path, f["start"], f["end"], f["sentence"], *(p for _, params in same for p in params)),
             )
 
     def drop_unstated_suggestions(self) -> None:
@@ -872,20 +920,20 @@ class CoreQueries:
         """Pairs of people who attended at least min_documents meetings together, with those meetings (id,
         path, title and date). Attending is being listed in a meeting's attendees or participants
         frontmatter: a name in the text ("Alex and Ravi said ..." in a 1:1 of two others) is not."""
+        listed = (f"lower(coalesce({self._sql_json_field('d.frontmatter', 'attendees')}, '') || ?"
+                  f" || coalesce({self._sql_json_field('d.frontmatter', 'participants')}, ''))")
         rows = self.db.execute(
-            """
+            f"""
             WITH present AS (
                 SELECT DISTINCT m.doc_id, m.entity_id FROM mentions m
                 JOIN entities e ON e.id = m.entity_id JOIN documents d ON d.id = m.doc_id
                 WHERE e.type = 'person' AND d.kind = 'meeting' AND m.kind = 'frontmatter'
-                  AND instr(lower(coalesce(json_extract(d.frontmatter, '$.attendees'), '') || char(10)
-                                  || coalesce(json_extract(d.frontmatter, '$.participants'), '')),
-                            lower(m.surface)) > 0
+                  AND {self._sql_contains(listed, "lower(m.surface)")}
             )
-            SELECT a.entity_id, b.entity_id, group_concat(a.doc_id) FROM present a
+            SELECT a.entity_id, b.entity_id, {self._sql_joined('a.doc_id')} FROM present a
             JOIN present b ON b.doc_id = a.doc_id AND a.entity_id < b.entity_id
             GROUP BY a.entity_id, b.entity_id HAVING count(*) >= ?
-            """, (min_documents,)).fetchall()
+            """, ("\n", min_documents)).fetchall()  # a line between the two lists: no name spans them
         docs = {r[0]: (r[0], r[1], f"{r[2]} ({r[3]})" if r[3] else r[2])
                 for r in self.db.execute("SELECT id, path, title, date FROM documents WHERE kind = 'meeting'")}
         return [(a, b, [docs[int(d)] for d in ids.split(",")]) for a, b, ids in rows]
@@ -895,12 +943,13 @@ class CoreQueries:
         db = self.db
         db.execute("DELETE FROM suggestion_evidence WHERE kind = 'cooccurrence'")
         for a, b, meetings in pairs:
-            db.execute("INSERT OR IGNORE INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
-                       " VALUES (?, ?, 'collaborates-with', 'auto-low', 'co-occurrence', ?)", (a, b, now))
+            db.execute("INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
+                       " VALUES (?, ?, 'collaborates-with', 'auto-low', 'co-occurrence', ?) ON CONFLICT DO NOTHING",
+                       (a, b, now))
             db.executemany(
-                "INSERT OR IGNORE INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, \"end\", sentence)"
+                "INSERT INTO suggestion_evidence (suggestion_id, kind, doc_id, doc_path, start, \"end\", sentence)"
                 " SELECT id, 'cooccurrence', ?, ?, 0, 0, ? FROM suggestions WHERE source_id = ? AND target_id = ?"
-                " AND type = 'collaborates-with'",
+                " AND type = 'collaborates-with' ON CONFLICT DO NOTHING",
                 [(doc_id, path, f"together in {title}", a, b) for doc_id, path, title in meetings])
         self.drop_unstated_suggestions()
 
@@ -1078,7 +1127,7 @@ def _readable_version(access: Access) -> tuple[str, list]:
     """The access rule on a relation version h (its own governance) and on those of its ends that
     still exist (an end that was removed is known by its name in the version only)."""
     own, params = access_sql("h", access)
-    if own == "1":
+    if own == EVERY_ROW:
         return own, params
     ends = []
     for end in ("source", "target"):
@@ -1088,6 +1137,17 @@ def _readable_version(access: Access) -> tuple[str, list]:
     return f"{own} AND {' AND '.join(ends)}", params
 
 
+def _same(column: str, value) -> tuple[str, list]:
+    """column equals value, NULL equal to NULL (SQLite's `IS ?`, which PostgreSQL lacks)."""
+    return (f"{column} IS NULL", []) if value is None else (f"{column} = ?", [value])
+
+
+def _differs(column: str, value) -> tuple[str, list]:
+    """column differs from value, NULL equal to NULL (SQLite's `IS NOT ?`)."""
+    return (f"{column} IS NOT NULL", []) if value is None else (f"({column} IS NULL OR {column} != ?)", [value])
+
+
+_SUGGESTION_ENDS = ("source_id", "source_new", "target_id", "target_new", "type")
 _RELATION_ENDS = "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
 # An ended version stays known after it ended (it was true until then); removed and edited versions were
 # superseded as knowledge. Known before the end, an ended version was open, unless it was already due to
