@@ -40,7 +40,7 @@ class DocGraphQueries:
         documents that are gone). full: every document."""
         where = "" if full else (
             " WHERE f.doc_id IS NULL OR f.content_hash != d.content_hash OR f.indexed_at != d.indexed_at"
-            " OR f.path != d.path OR f.title != d.title OR f.date IS NOT d.date")
+            " OR f.path != d.path OR f.title != d.title OR f.date IS DISTINCT FROM d.date")
         rows = self.db.execute(
             "SELECT d.id, d.path, d.title, d.content_hash, d.indexed_at, d.date,"
             f" {', '.join('f.' + k for k in _FINGERPRINT_KEYS)}"
@@ -53,9 +53,10 @@ class DocGraphQueries:
         return changed, [dict(zip(_FINGERPRINT_KEYS, r)) for r in gone]
 
     def save_fingerprints(self, rows: list[dict]) -> None:
+        updates = ", ".join(f"{k} = excluded.{k}" for k in _FINGERPRINT_KEYS[1:])
         self.db.executemany(
-            f"INSERT OR REPLACE INTO doc_fingerprints ({', '.join(_FINGERPRINT_KEYS)})"
-            f" VALUES ({_marks(_FINGERPRINT_KEYS)})", [tuple(r[k] for k in _FINGERPRINT_KEYS) for r in rows])
+            f"INSERT INTO doc_fingerprints ({', '.join(_FINGERPRINT_KEYS)}) VALUES ({_marks(_FINGERPRINT_KEYS)})"
+            f" ON CONFLICT (doc_id) DO UPDATE SET {updates}", [tuple(r[k] for k in _FINGERPRINT_KEYS) for r in rows])
 
     def drop_fingerprints(self, doc_ids: list[int]) -> None:
         self.db.executemany("DELETE FROM doc_fingerprints WHERE doc_id = ?", [(i,) for i in doc_ids])
@@ -108,9 +109,9 @@ class DocGraphQueries:
         out: dict[int, list[dict]] = {}
         for part in _parts(doc_ids):
             for r in self.db.execute(
-                    "SELECT id, doc_id, heading, start, \"end\", CAST(text AS BLOB) FROM chunks"
+                    "SELECT id, doc_id, heading, start, \"end\", text FROM chunks"
                     f" WHERE doc_id IN ({_marks(part)}) ORDER BY doc_id, ordinal", part):
-                out.setdefault(r[1], []).append(dict(zip(_CHUNK_KEYS, r)))
+                out.setdefault(r[1], []).append(dict(zip(_CHUNK_KEYS, (*r[:5], r[5].encode()))))
         return out
 
     def docgraph_links(self, doc_ids) -> dict[int, list[tuple[str, str, int]]]:
@@ -126,7 +127,7 @@ class DocGraphQueries:
 
     def replace_link_keys(self, keys_by_doc: dict[int, set[str]]) -> None:
         self.db.executemany("DELETE FROM doc_link_keys WHERE doc_id = ?", [(i,) for i in keys_by_doc])
-        self.db.executemany("INSERT OR IGNORE INTO doc_link_keys (key, doc_id) VALUES (?, ?)",
+        self.db.executemany("INSERT INTO doc_link_keys (key, doc_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                             [(key, doc_id) for doc_id, keys in keys_by_doc.items() for key in keys])
 
     def docs_linking(self, keys) -> set[int]:
@@ -201,7 +202,8 @@ class DocGraphQueries:
             self.db.execute("DELETE FROM doc_vector_prints")
         for part in _parts(list(gone)):
             self.db.execute(f"DELETE FROM doc_vector_prints WHERE doc_id IN ({_marks(part)})", part)
-        self.db.executemany("INSERT OR REPLACE INTO doc_vector_prints (doc_id, print) VALUES (?, ?)",
+        self.db.executemany("INSERT INTO doc_vector_prints (doc_id, print) VALUES (?, ?)"
+                            " ON CONFLICT (doc_id) DO UPDATE SET print = excluded.print",
                             list(prints.items()))
 
     def add_doc_relations(self, edges) -> None:
@@ -251,12 +253,12 @@ class DocGraphQueries:
     def docs_in_folder(self, folder: str) -> list[tuple[int, str, str]]:
         """(id, path, title) of the documents directly in folder ("" for the vault root), by path."""
         if not folder:
-            return self.db.execute("SELECT id, path, title FROM documents WHERE instr(path, '/') = 0"
+            return self.db.execute("SELECT id, path, title FROM documents WHERE path NOT LIKE '%/%'"
                                    " ORDER BY path").fetchall()
         prefix = folder + "/"
         # A range on the path index ('0' sorts right after '/'), then only direct children.
         return self.db.execute(
-            "SELECT id, path, title FROM documents WHERE path >= ? AND path < ? AND instr(substr(path, ?), '/') = 0"
+            "SELECT id, path, title FROM documents WHERE path >= ? AND path < ? AND substr(path, ?) NOT LIKE '%/%'"
             " ORDER BY path", (prefix, folder + "0", len(prefix) + 1)).fetchall()
 
     def subfolders(self, folder: str) -> list[str]:

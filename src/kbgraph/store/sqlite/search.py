@@ -9,6 +9,7 @@ from ...access import Access
 from ...model import Snippet, TextQuery
 from ..base import DocFilter
 from .fts5 import CLOSE, OPEN, match_expression, read_marked
+from .rows import EVERY_ROW
 
 
 class SearchQueries:
@@ -57,7 +58,7 @@ class SearchQueries:
 
         fts_query = match_expression(query)
         where, params = _readable_passing(access, flt)
-        if where == "1":  # FTS5 ranks and cuts alone; the join reads only the rows kept
+        if where == EVERY_ROW:  # FTS5 ranks and cuts alone; the join reads only the rows kept
             sql = (f"SELECT f.rowid, {doc_id}, f.rank FROM (SELECT rowid, bm25({table}, {weights}) AS rank"
                    f" FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?) f{join} ORDER BY f.rank, f.rowid")
             args = [fts_query, limit]
@@ -85,7 +86,7 @@ class SearchQueries:
             SELECT m.doc_id, m.entity_id, count(*) AS n, m.chunk_id, 0 FROM mentions m
             JOIN documents d ON d.id = m.doc_id
             WHERE m.entity_id IN ({marks}) AND m.chunk_id IS NOT NULL AND {where}
-            GROUP BY m.chunk_id, m.entity_id
+            GROUP BY m.chunk_id, m.entity_id, m.doc_id
             UNION ALL
             SELECT p.doc_id, p.entity_id, 1, c.id, 1
             FROM entity_pages p JOIN documents d ON d.id = p.doc_id JOIN chunks c ON c.doc_id = p.doc_id
@@ -176,7 +177,7 @@ class SearchQueries:
             out.update(self.db.execute(
                 f"""SELECT entity_id, count(DISTINCT doc_id) FROM (
                         SELECT entity_id, doc_id FROM mentions WHERE entity_id IN ({marks})
-                        UNION ALL SELECT entity_id, doc_id FROM entity_pages WHERE entity_id IN ({marks}))
+                        UNION ALL SELECT entity_id, doc_id FROM entity_pages WHERE entity_id IN ({marks})) named
                     GROUP BY entity_id""", [*part, *part]))
         return out
 
@@ -191,7 +192,7 @@ class SearchQueries:
                             SELECT source_id AS e FROM relations WHERE source_id IN ({marks})
                                 AND (valid_until IS NULL OR valid_until >= ?)
                             UNION ALL SELECT target_id FROM relations WHERE target_id IN ({marks})
-                                AND (valid_until IS NULL OR valid_until >= ?))
+                                AND (valid_until IS NULL OR valid_until >= ?)) ends
                         GROUP BY e""", [*part, today, *part, today]):
                 out[entity_id] = n
         return out
@@ -246,7 +247,7 @@ class SearchQueries:
                 FROM relations r JOIN entities n ON n.id = r.source_id JOIN entities o ON o.id = r.target_id
                 WHERE r.target_id IN ({marks}) AND (r.valid_until IS NULL OR r.valid_until >= ?)
                   AND (r.valid_from IS NULL OR r.valid_from <= ?) AND {relation_ok} AND {neighbour_ok} AND {own_ok}
-            ) WHERE k <= ?""",
+            ) ranked WHERE k <= ?""",
             [*entity_ids, today, today, *readable, *entity_ids, today, today, *readable, per_entity]).fetchall()
         return [r[:4] for r in rows]
 
@@ -282,11 +283,11 @@ class SearchQueries:
 
 
 def _readable_passing(access: Access, flt: DocFilter) -> tuple[str, list]:
-    """The WHERE clause on documents d: readable by the access, and passing the filter ("1": any)."""
+    """The WHERE clause on documents d: readable by the access, and passing the filter (EVERY_ROW: any)."""
     from .rows import _doc_filter_sql, access_sql
 
     readable, readable_params = access_sql("d", access)
     where, params = _doc_filter_sql(flt)
-    if readable == "1":
+    if readable == EVERY_ROW:
         return where, params
-    return (readable if where == "1" else f"{readable} AND {where}"), [*readable_params, *params]
+    return (readable if where == EVERY_ROW else f"{readable} AND {where}"), [*readable_params, *params]

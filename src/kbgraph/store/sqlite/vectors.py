@@ -54,9 +54,10 @@ class VectorQueries:
 
     def put_vectors(self, rows: list[tuple[int, str, bytes | None]]) -> None:
         """(chunk id, text hash, vector or None when the hash has one already)."""
-        self.db.executemany("INSERT OR IGNORE INTO vectors (text_hash, vector) VALUES (?, ?)",
+        self.db.executemany("INSERT INTO vectors (text_hash, vector) VALUES (?, ?) ON CONFLICT DO NOTHING",
                             [(h, v) for _, h, v in rows if v is not None])
-        self.db.executemany("INSERT OR REPLACE INTO chunk_vectors (chunk_id, text_hash) VALUES (?, ?)",
+        self.db.executemany("INSERT INTO chunk_vectors (chunk_id, text_hash) VALUES (?, ?)"
+                            " ON CONFLICT (chunk_id) DO UPDATE SET text_hash = excluded.text_hash",
                             [(c, h) for c, h, _ in rows])
         self._bump_vectors()
 
