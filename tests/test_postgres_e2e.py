@@ -120,5 +120,5 @@ def test_relate_and_unrelate_write_the_page_and_the_row(both):
     assert "Chen Wei" in {r["target"] for r in entity_relations(ws.store, ws.config.vocabulary, sam, "mentors",
                                                                    False)["relations"]}
     unrelate(ws, "Sam Li", "mentors", "Chen Wei")
-    assert "[[Chen Wei]]" not in (ws.root / "people/sam-li.md").read_text()
+    assert "- mentors [[Chen Wei]]" not in (ws.root / "people/sam-li.md").read_text()
     assert any(v.type == "mentors" for v in ws.store.relation_history(LOCAL))
