@@ -69,3 +69,25 @@ def import_(path, vault, as_json) -> None:
         return
     print(f"imported {counts['relations']} relations and {counts['asserted_entities']} asserted entities"
           f" ({counts['created_entities']} entities created)")
+
+
+@click.command("migrate-to")
+@click.argument("url")
+@vault_option
+@json_option
+def migrate_to(url, vault, as_json) -> None:
+    """Move the vault's index into the empty PostgreSQL database at URL (postgresql://user@host/db):
+    the notes indexed there, every relation, decision, fact and loop you asserted, vectors and API
+    tokens. Checked before it commits; interrupted, it leaves the database as it was. Afterwards run
+    commands with --db URL (or KBG_DB). See docs/team.md."""
+    from ..migrate import migrate_to as run
+
+    with open_workspace(vault) as ws:
+        result = run(ws, url)
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+        return
+    print(f"migrated {result['documents']} notes, {result['relations']} asserted relations, {result['vectors']} "
+          f"vectors and {result['tokens']} tokens to {result['target']} (verified: the export matches)")

@@ -374,6 +374,17 @@ class GovernanceStore(Protocol):
     def set_relation_governance(self, relation_id: int, governance: Governance) -> None: ...
 
 
+class TransferStore(Protocol):
+    """What moving an index to another store copies beside an export (kbgraph.migrate): bookkeeping of
+    the index's owner, not access-checked."""
+
+    def vector_rows(self, after: str = "", limit: int = 1000) -> list[tuple[str, bytes]]: ...
+    def add_vector_rows(self, rows: list[tuple[str, bytes]]) -> None: ...
+    def token_rows(self) -> list[dict]: ...
+    def add_token_row(self, row: dict) -> None: ...
+
+
 class Store(UnitOfWork, DocumentStore, EntityStore, RelationStore, SuggestionStore, ResolutionStore, SearchStore,
-            DocGraphStore, GraphStore, VectorStore, MemoryStore, TokenStore, GovernanceStore, Protocol):
+            DocGraphStore, GraphStore, VectorStore, MemoryStore, TokenStore, GovernanceStore, TransferStore,
+            Protocol):
     """The whole contract: every method code above the store may call. Each backend implements it all."""

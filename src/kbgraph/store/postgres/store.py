@@ -26,6 +26,7 @@ from ..sqlite.resolution import ResolutionQueries
 from ..sqlite.search import SearchQueries
 from ..sqlite.store import CoreQueries
 from ..sqlite.tokens import TokenQueries
+from ..sqlite.transfer import TransferQueries
 from ..sqlite.vectors import VectorQueries
 from .connection import PgConnection, redact
 from .core import PgCoreQueries
@@ -46,7 +47,7 @@ def _connect(url: str) -> PgConnection:
                          hint="check that the server runs and the URL (user, host, port, database)") from None
 
 
-class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, CoreQueries, GovernanceQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries,
+class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, CoreQueries, GovernanceQueries, TransferQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries,
                     ConflictQueries, MemoryQueries, TokenQueries):
     """One team index in one PostgreSQL database, safe to share between threads: each thread has its
     own connection (opened on first use)."""

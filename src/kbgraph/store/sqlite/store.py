@@ -24,6 +24,7 @@ from .memory import MemoryQueries
 from .resolution import ResolutionQueries
 from .search import SearchQueries
 from .tokens import TokenQueries
+from .transfer import TransferQueries
 from .vectors import VectorQueries
 
 INDEX_DIR = ".kbgraph"
@@ -1014,7 +1015,7 @@ class CoreQueries:
         }
 
 
-class SqliteStore(CoreQueries, GovernanceQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
+class SqliteStore(CoreQueries, GovernanceQueries, TransferQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
                   MemoryQueries, TokenQueries):
     """One index, safe to share between threads: each thread gets its own connection (opened on first
     use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only

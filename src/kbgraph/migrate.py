@@ -1,0 +1,68 @@
+"""`kbg migrate-to URL`: move a vault's index into another store (a team's PostgreSQL) losslessly.
+
+The target is built the way a user would by hand (index the notes, then import an export of
+everything a user asserted and decided), plus what no export carries: vectors by text hash, so
+nothing is embedded again, and API tokens with their digests. It happens in one transaction of the
+target and is checked before it commits: the target's export must equal the source's, or nothing is
+kept. An interrupted migration leaves the target as it was, so running it again completes it."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidInput, StoreError
+from .portable import export_data, import_data
+from .store import open_store
+from .workspace import Workspace
+
+VECTOR_PAGE = 2000
+# What two indexing runs write differently: when they ran. Everything else must be equal.
+_RUN_TIMES = {"exported_at", "created_at", "updated_at", "recorded_at", "superseded_at", "decided_at"}
+
+
+def migrate_to(ws: Workspace, url: str) -> dict:
+    """Copy ws's index into the empty store at url; returns what was copied and that it was verified."""
+    target = open_store(ws.root, db=url)
+    where = re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)  # never echo a password
+    try:
+        held = target.stats()["documents"]
+        if held:
+            raise InvalidInput(f"{where} already holds an index of {held} notes; migrate into an empty "
+                               "database", param="url", hint="create a new database, or drop this one's tables")
+        symmetric = ws.config.vocabulary.symmetric_names()
+        data = export_data(ws.store, symmetric)
+        with target.transaction():  # all of it or none of it
+            vectors = _copy_vectors(ws, target)
+            tokens = ws.store.token_rows()
+            for row in tokens:
+                target.add_token_row(row)
+            counts = import_data(Workspace(ws.root, ws.config, target, ws.access), data)
+            moved = export_data(target, symmetric)
+            different = [key for key in data if key not in _RUN_TIMES and _stable(data[key]) != _stable(moved.get(key))]
+            if different:
+                raise StoreError(f"the copy differs from the index in {', '.join(different)}; nothing was kept",
+                                 hint="index the vault and migrate again")
+        return {"target": where, "documents": target.stats()["documents"], "vectors": vectors,
+                "tokens": len(tokens), "verified": True, **counts}
+    finally:
+        target.close()
+
+
+def _copy_vectors(ws: Workspace, target) -> int:
+    model = ws.store.embedding_model()
+    if model is None:
+        return 0
+    target.reset_vectors(model)  # the target's vectors are this model's: none is computed again
+    copied, after = 0, ""
+    while rows := ws.store.vector_rows(after, VECTOR_PAGE):
+        target.add_vector_rows(rows)
+        copied, after = copied + len(rows), rows[-1][0]
+    return copied
+
+
+def _stable(value):
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in _RUN_TIMES}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    return value

@@ -1,0 +1,102 @@
+"""`kbg migrate-to`: a vault's index moved into PostgreSQL losslessly, all or nothing.
+
+Runs where KBG_TEST_PG names a PostgreSQL database (`.ci/run` sets it); skipped elsewhere."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+from kbgraph.store import open_store
+
+from .conftest import kbg, run_kbg
+
+pytestmark = pytest.mark.postgres
+URL = os.environ.get("KBG_TEST_PG")
+
+
+@pytest.fixture
+def empty_db():
+    """The URL of a new, empty database, dropped afterwards."""
+    if not URL:
+        pytest.skip("set KBG_TEST_PG to a PostgreSQL URL to run the migration tests")
+    import psycopg
+
+    name = f"kbg_migrate_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield URL.rsplit("/", 1)[0] + "/" + name  # KBG_TEST_PG is a URL: postgresql://user@host:port/db
+    with psycopg.connect(URL, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _asserted(vault):
+    """A vault with what only the index holds: a user's relation, a fact, an answered question, a token."""
+    kbg(vault, "entity", "relate", "Sam Li", "--type", "mentors", "--target", "Chen Wei")
+    kbg(vault, "fact", "add", "Sam Li", "sailing", "--kind", "interest")
+    return kbg(vault, "token", "create", "bob")["token"]
+
+
+def _export(vault, *db):
+    data = kbg(vault, "export", *db)
+    return {k: v for k, v in data.items() if k != "exported_at"}
+
+
+def test_everything_moves_and_reads_the_same(indexed_vault, empty_db):
+    token = _asserted(indexed_vault)
+    before = _export(indexed_vault)
+    result = kbg(indexed_vault, "migrate-to", empty_db)
+    assert result["verified"] and result["documents"] == 36 and result["tokens"] == 1 and result["vectors"] > 0
+    after = _export(indexed_vault, "--db", empty_db)
+    assert after == before
+    relations = kbg(indexed_vault, "entity", "relations", "Sam Li", "--type", "mentors", "--db", empty_db)
+    assert [r["target"] for r in relations["relations"]] == ["Chen Wei"]
+    from kbgraph.api.tokens import token_access
+
+    store = open_store(indexed_vault, db=empty_db)
+    try:
+        assert token_access(store, token).principal == "bob"  # the token works against the team store
+        assert store.embedding_model() is not None
+    finally:
+        store.close()
+
+
+def test_a_database_that_holds_an_index_is_refused_and_left_alone(indexed_vault, empty_db):
+    kbg(indexed_vault, "migrate-to", empty_db)
+    again = run_kbg("migrate-to", empty_db, "--vault", str(indexed_vault), "--json")
+    assert again.returncode != 0 and "already holds an index of 36 notes" in again.stderr
+    assert kbg(indexed_vault, "index", "--db", empty_db)["errors"] == 0
+
+
+def test_an_interrupted_migration_leaves_the_database_empty_and_a_rerun_completes(indexed_vault, empty_db,
+                                                                                   monkeypatch):
+    from kbgraph import migrate
+    from kbgraph.workspace import Workspace
+
+    _asserted(indexed_vault)
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C halfway: the tokens and vectors are in, the import is not
+
+    monkeypatch.setattr(migrate, "import_data", crash)
+    with Workspace.open(str(indexed_vault)) as ws, pytest.raises(KeyboardInterrupt):
+        migrate.migrate_to(ws, empty_db)
+    store = open_store(indexed_vault, db=empty_db)
+    try:
+        assert store.stats()["documents"] == 0 and not store.token_rows()
+    finally:
+        store.close()
+    monkeypatch.undo()
+    result = kbg(indexed_vault, "migrate-to", empty_db)
+    assert result["verified"] and result["tokens"] == 1
+    assert _export(indexed_vault, "--db", empty_db) == _export(indexed_vault)
+
+
+def test_a_url_of_another_kind_or_an_unreachable_server_is_one_line(indexed_vault):
+    for url, words in (("mysql://x/y", "must start with postgresql://"),
+                       ("postgresql://kbg:hunter2@127.0.0.1:1/none", "cannot connect to postgresql://kbg:***@")):
+        done = run_kbg("migrate-to", url, "--vault", str(indexed_vault))
+        assert done.returncode != 0 and words in done.stderr and "hunter2" not in done.stderr
+        assert "Traceback" not in done.stderr
