@@ -1,0 +1,27 @@
+"""The app each `kbg serve --workers N` process builds for itself.
+
+uvicorn starts N>1 workers as fresh processes that import an app factory by its dotted name, so nothing
+open in `kbg serve` itself (the workspace, a PostgreSQL connection) can be handed over: each worker
+opens the vault again from what the command put in the environment. It lives in cli/, not api/,
+because it mounts the MCP server as the one-process path does, and api/ may not import mcp/."""
+
+from __future__ import annotations
+
+import atexit
+import os
+
+VAULT_ENV = "KBG_SERVE_VAULT"  # the vault's resolved root, so every worker opens the same one
+HOST_ENV = "KBG_SERVE_HOST"  # the address bound: a worker reads callers as loopback only if it is loopback
+# --db travels as KBG_DB, which Workspace.open already reads.
+
+
+def create_worker_app():
+    """One worker's app: the same create_app, bind rule and /mcp mount as `kbg serve` in one process."""
+    from ..api.app import create_app
+    from ..api.tokens import is_loopback
+    from ..mcp import build_server
+    from ..workspace import Workspace
+
+    ws = Workspace.open(os.environ[VAULT_ENV])
+    atexit.register(ws.close)  # a worker lives as long as its process; close its connections on the way out
+    return create_app(ws, loopback=is_loopback(os.environ[HOST_ENV]), mcp_server=build_server(workspace=ws))
