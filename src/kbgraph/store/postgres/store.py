@@ -64,6 +64,9 @@ class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, CoreQueries, G
     @property
     def db(self) -> PgConnection:  # the queries need only execute/executemany, which it has
         db = getattr(self._local, "db", None)
+        if db is not None and db.conn.broken:  # the server dropped it (a restart): the next call reconnects
+            db.close()
+            db = None
         if db is None:
             if self._closed:
                 raise StoreError("the store is closed")
