@@ -89,3 +89,38 @@ def test_without_access_rules_everything_stays_private_to_other_readers(indexed_
     with Workspace.open(str(indexed_vault)) as ws:
         assert not ws.store.list_entities(BOB)
         assert ws.store.list_entities(ws.access)  # the local user reads everything
+
+
+QUIET = """---
+type: meeting
+date: 2026-04-01
+attendees: [Sam, Lena Fischer]
+---
+# Quiet sync
+
+Lena Fischer works with Dana Kowalski on the quokka rollout.
+"""
+
+
+def test_suggestions_and_questions_read_as_the_notes_they_come_from(vault):
+    """A suggestion whose evidence is only in ana's private note, and the "Sam" question asked in it,
+    are hers; the team's reader sees the rest of the queues."""
+    from kbgraph.relations.suggestions import list_suggestions
+    from kbgraph.resolve.answers import pending
+
+    with open(vault / "kbgraph.toml", "a", encoding="utf-8") as handle:
+        handle.write('\n[access]\nvisibility = "team"\n\n[access.folders]\n"private" = { visibility = "private", owner = "ana" }\n')
+    (vault / "private").mkdir()
+    (vault / "private/quiet.md").write_text(QUIET)
+    index_vault(vault)
+    ana = Access.of("ana", ("team", "public"), "internal")
+    with Workspace.open(str(vault)) as ws:
+        def quiet(access):
+            return [s for s in list_suggestions(ws.store, "pending", access=access)
+                    if {s["source"], s["target"]} == {"Lena Fischer", "Dana Kowalski"}]
+
+        assert quiet(ana) and not quiet(BOB)
+        assert list_suggestions(ws.store, "pending", access=BOB)  # the team's own suggestions stay visible
+        asked_in = {q["doc_path"] for q in pending(ws.store, ana)}
+        assert "private/quiet.md" in asked_in
+        assert "private/quiet.md" not in {q["doc_path"] for q in pending(ws.store, BOB)}

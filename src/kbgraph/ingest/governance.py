@@ -6,6 +6,9 @@ an access context sees a name or an edge only where it could have read it in a n
   the name. One named by no note (asserted by a user) reads as the vault's `[access]` default.
 - A relation reveals both its ends and, when a page states it, that page: it reads as the least
   readable of them.
+- A suggested relation shows sentences from its evidence: it reads as the least readable of the notes
+  they come from (its ends are checked on every read besides). A resolution question shows a name as
+  read in one note: it reads as that note; one from no note, as the vault's default.
 
 Pure functions over what the store returns; the index stage in pipeline.py writes what changed."""
 
@@ -59,3 +62,17 @@ def relation_governance(relations: dict[int, tuple[int, int, int | None, Governa
                 parts.append(documents[page_id])
             out[relation_id] = least_readable(parts) or Governance()
     return out
+
+
+def suggestion_governance(suggestions: dict[int, tuple[list[int], Governance]], documents: dict[int, Governance],
+                          default: Governance) -> dict[int, Governance]:
+    """Suggestion id -> its governance."""
+    return {suggestion_id: least_readable([documents[d] for d in doc_ids if d in documents]) or default
+            for suggestion_id, (doc_ids, _) in suggestions.items()}
+
+
+def decision_governance(decisions: dict[int, tuple[int | None, Governance]], documents: dict[int, Governance],
+                        default: Governance) -> dict[int, Governance]:
+    """Resolution decision id -> its governance."""
+    return {decision_id: documents.get(doc_id, default) if doc_id is not None else default
+            for decision_id, (doc_id, _) in decisions.items()}

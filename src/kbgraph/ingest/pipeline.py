@@ -275,10 +275,12 @@ def conflicts_stage(run: IndexRun) -> None:
 
 
 def govern_stage(run: IndexRun) -> None:
-    """Who may read each entity and relation, from the notes they come from (ingest/governance.py).
-    Entities are derived again when this run rebuilt them (or the rules changed); relations every run,
-    since a user's edit adds some without rebuilding entities. Only what changed is written."""
-    from .governance import RULES_VERSION, entity_governance, relation_governance, vault_default
+    """Who may read each entity, relation, suggestion and resolution question, from the notes they come
+    from (ingest/governance.py). Entities are derived again when this run rebuilt them (or the rules
+    changed); the rest every run, since an edit adds some without rebuilding entities. Only what changed
+    is written."""
+    from .governance import (RULES_VERSION, decision_governance, entity_governance, relation_governance,
+                             suggestion_governance, vault_default)
 
     store = run.store
     with store.transaction():
@@ -299,6 +301,15 @@ def govern_stage(run: IndexRun) -> None:
         for relation_id, governance in relation_governance(relations, current, documents).items():
             if relations[relation_id][3] != governance:
                 store.set_relation_governance(relation_id, governance)
+        default = vault_default(run.config)
+        suggestions = store.suggestion_governance()
+        for suggestion_id, governance in suggestion_governance(suggestions, documents, default).items():
+            if suggestions[suggestion_id][1] != governance:
+                store.set_suggestion_governance(suggestion_id, governance)
+        decisions = store.decision_governance()
+        for decision_id, governance in decision_governance(decisions, documents, default).items():
+            if decisions[decision_id][1] != governance:
+                store.set_decision_governance(decision_id, governance)
 
 
 def _assembled(store: Store) -> tuple:
