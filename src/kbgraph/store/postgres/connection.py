@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import psycopg
 
 from ...errors import StoreError
 
+_STREAMS = itertools.count(1)  # server-side cursor names, unique per process
 _QUOTED = re.compile(r"""('(?:[^']|'')*'|"(?:[^"]|"")*"|\$\$.*?\$\$)""", re.S)
 
 
@@ -62,6 +64,21 @@ class PgConnection:
         except psycopg.OperationalError as exc:
             raise _lost(exc) from None
         return cursor
+
+    def stream(self, sql: str, params: Sequence[Any] = (), batch: int = 2000) -> Iterator[tuple]:
+        """The rows of sql fetched batch by batch through a server-side cursor, never all at once in this
+        process (psycopg's ordinary cursor holds the whole result). WITH HOLD: it works outside a
+        transaction too, and several streams may be read side by side on one connection."""
+        cursor = self.conn.cursor(name=f"kbg_stream_{next(_STREAMS)}", withhold=True)
+        try:
+            cursor.itersize = batch
+            cursor.execute(pg_sql(sql), tuple(params))
+            yield from cursor
+        except psycopg.OperationalError as exc:
+            raise _lost(exc) from None
+        finally:
+            if not self.conn.closed:
+                cursor.close()
 
     def execute_script(self, sql: str) -> None:
         """Several statements, no parameters (a migration)."""
