@@ -72,9 +72,12 @@ def server(indexed_sample, tmp_path):
             time.sleep(0.1)
         yield proc, base, vault
     finally:
-        if proc.poll() is None:
+        if proc.poll() is None:  # the test failed before Ctrl-C: kill the workers too, or they outlive it
+            workers = _workers(proc.pid)
             proc.kill()
             proc.wait(5)
+            for pid in workers:
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_two_workers_serve_reads_writes_and_mcp_then_stop_on_ctrl_c(server):
