@@ -31,6 +31,7 @@ from ..sqlite.vectors import VectorQueries
 from .connection import PgConnection, redact
 from .core import PgCoreQueries
 from .graph import PgGraphQueries
+from .planner import PgPlannedQueries
 from .streams import PgStreamQueries
 from .text import PgTextQueries
 from .vectors import PgVectorQueries
@@ -49,7 +50,7 @@ def _connect(url: str) -> PgConnection:
                          hint="check that the server runs and the URL (user, host, port, database)") from None
 
 
-class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, PgVectorQueries, PgStreamQueries, CoreQueries, GovernanceQueries, TransferQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries,
+class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, PgVectorQueries, PgStreamQueries, PgPlannedQueries, CoreQueries, GovernanceQueries, TransferQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries,
                     ConflictQueries, MemoryQueries, TokenQueries):
     """One team index in one PostgreSQL database, safe to share between threads: each thread has its
     own connection (opened on first use)."""

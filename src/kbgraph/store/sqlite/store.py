@@ -1006,7 +1006,7 @@ class CoreQueries:
             "mentions": one("SELECT count(*) FROM mentions"),
             "relations": one("SELECT count(*) FROM relations"),
             "links": one("SELECT count(*) FROM links"),
-            "bytes_indexed": one("SELECT coalesce(sum(size), 0) FROM documents"),
+            "bytes_indexed": one("SELECT CAST(coalesce(sum(size), 0) AS BIGINT) FROM documents"),  # an int in both
             "documents_by_kind": kinds,
             "entities_by_type": types,
             "last_indexed": self.get_meta("last_indexed"),
