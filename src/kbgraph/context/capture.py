@@ -251,11 +251,11 @@ def _store(ws: Workspace, line: CaptureLine, entity: Entity | None, new: bool, a
 
 def _append_daily(ws: Workspace, text: str, today: str) -> str:
     from ..pages.files import append_to_note, write_lock
-    from .memory import reindex
+    from .memory import reread
 
     path = f"{DAILY_FOLDER}/{today}.md"
     stamp = dt.datetime.now().strftime("%H:%M")
     with write_lock(ws.root):
         append_to_note(ws.root, path, f"- {stamp} {' '.join(text.split())}", header=f"# {today}\n\n")
-        reindex(ws, path)
+        reread(ws, path)
     return path

@@ -12,7 +12,7 @@ from ..pages.memory_lines import FACT_KINDS, FACTS, append_line, format_fact, re
 from ..store.base import Store
 from ..workspace import Workspace
 from .memory import (Recorded, append, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
-                     reindex, source_of, subject)
+                     reread, source_of, subject)
 
 KIND_WORDS = {"int": "interest", "interests": "interest", "roles": "role", "notes": "note", "events": "event"}
 
@@ -43,7 +43,7 @@ def add_fact(ws: Workspace, entity_name: str, kind: str, text: str, date: str | 
                                          "date": day, "source": origin_source, "recorded_at": now_iso(),
                                          **page_row(ws, page)})
         if page:
-            reindex(ws, page)
+            reread(ws, page)
     return Recorded(_fact(ws.store, ws.access, fact_id), page)
 
 
@@ -82,7 +82,7 @@ def supersede_fact(ws: Workspace, fact_id: int, text: str, kind: str | None = No
                                         **page_row(ws, page)})
             ws.store.supersede_fact(old.id, new_id, "superseded", now)
         if page:
-            reindex(ws, page)
+            reread(ws, page)
     return Recorded(_fact(ws.store, ws.access, new_id), page, replaced=_fact(ws.store, ws.access, old.id))
 
 

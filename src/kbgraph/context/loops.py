@@ -14,7 +14,7 @@ from ..pages.memory_lines import LOOPS, append_line, format_loop, read_loop, rep
 from ..store.base import Store
 from ..workspace import Workspace
 from .memory import (Recorded, append, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
-                     reindex, source_of, subject, today_iso)
+                     reread, source_of, subject, today_iso)
 
 DUE_WORDS = ("today", "overdue")
 _LAST_AT = re.compile(r"(?:^|\s)(@\S+)$")  # a last word starting with @ (an e-mail address is text)
@@ -69,7 +69,7 @@ def add_loop(ws: Workspace, entity_name: str, text: str, due: str | None = None,
                                          "status": "open", "resolved_on": None, "source": origin_source,
                                          "recorded_at": now, "updated_at": now, **page_row(ws, page)})
         if page:
-            reindex(ws, page)
+            reread(ws, page)
     return Recorded(_loop(ws.store, ws.access, loop_id), page, due_warnings(day, today))
 
 
@@ -89,7 +89,7 @@ def resolve_loop(ws: Workspace, loop_id: int, on: str | None = None) -> Recorded
         with ws.store.transaction():
             ws.store.set_loop_status(loop.id, "resolved", day, now_iso())
         if page:
-            reindex(ws, page)
+            reread(ws, page)
     return Recorded(_loop(ws.store, ws.access, loop_id), page)
 
 

@@ -7,12 +7,11 @@ unlinked mention in a [[wikilink]] and changing nothing else.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from ..errors import InvalidInput, NotFound
 from .lookup import find_entity
 from ..pages.files import edit_page, write_lock
-from ..ingest.pipeline import index_vault, refresh_index
+from ..ingest.pipeline import refresh_index, reread_after_write
 from ..relations.records import now_iso
 from ..workspace import Workspace
 
@@ -67,7 +66,7 @@ def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
 
     with write_lock(ws.root):
         edit_page(ws.root, doc["path"], wrap)
-    index_vault(Path(ws.root), store=ws.store, only={doc["path"]}, lock_wait=30)
+    reread_after_write(ws, {doc["path"]})
     return {"entity": entity.name, "path": doc["path"], "surface": surface, "link": link_text,
             "remaining": max(0, row["count"] - 1)}
 

@@ -690,6 +690,22 @@ def refresh_index(ws: Workspace) -> IndexReport:
     return index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
 
 
+def reread_after_write(ws: Workspace, paths: set[str]) -> bool:
+    """Re-read pages kbgraph has just written, once the write is committed, waiting for a running
+    `kbg index` as long as a write may. When another index holds the vault past the wait, the write
+    still stands (its row is stored, its line is in the page) and is not reported as failed — a user
+    would retry it and record it twice: the next index re-reads the pages, whose files changed.
+    Returns whether they were re-read now."""
+    try:
+        index_vault(Path(ws.root), store=ws.store, only=set(paths), lock_wait=WRITE_REREAD_WAIT)
+    except IndexLocked:
+        return False
+    return True
+
+
+WRITE_REREAD_WAIT = 30.0
+
+
 def _index_lock(root: Path, wait: float = 0.0):
     """An exclusive lock on <vault>/.kbgraph/index.lock for the length of a run."""
     from ..locks import exclusive

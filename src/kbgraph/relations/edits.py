@@ -14,6 +14,7 @@ from ..access import LOCAL
 from ..errors import InvalidInput, NotFound, StoreError
 from ..entities.lookup import find_entity
 from ..model import Entity
+from ..ingest.pipeline import reread_after_write
 from ..pages.files import create_entity_page, edit_page, write_lock
 from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
 from .conflicts import Conflict, find_conflicts, record
@@ -101,8 +102,7 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
                  "valid_from": since, "context": context},
                 now_iso(), bump=True,
             )
-        if origin == "page":
-            _reindex(ws, page_path)
+        if origin == "page" and reread_after_write(ws, {page_path}):
             row = store.get_relation(src.id, tgt.id, rtype.name)
             if row is None:
                 raise StoreError(f"the line written to {page_path} did not read back as a relation (is it inside "
@@ -174,8 +174,8 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
                 edited.append(path)
         with store.transaction():
             store.end_relation(row["id"], now_iso())
-        for path in edited:
-            _reindex(ws, path)
+        if edited:
+            reread_after_write(ws, set(edited))
     page_path = ", ".join(sorted(edited)) or None
     return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
 

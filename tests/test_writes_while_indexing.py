@@ -1,0 +1,69 @@
+"""A write made while another process indexes the vault for longer than a write waits: it is kept and
+reported as done (a user told it failed would make it again, twice), and the next index re-reads it
+without doubling anything."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from kbgraph.context.facts import add_fact, list_facts
+from kbgraph.ingest import pipeline
+from kbgraph.ingest.pipeline import _index_lock, index_vault
+from kbgraph.relations.edits import relate, unrelate
+from kbgraph.relations.records import entity_relations
+from kbgraph.entities.lookup import find_entity
+from kbgraph.workspace import Workspace
+
+
+@pytest.fixture
+def busy_index(indexed_vault, monkeypatch):
+    """Another `kbg index` holding the vault for 1.5 s, while a write waits 0.2 s for it."""
+    monkeypatch.setattr(pipeline, "WRITE_REREAD_WAIT", 0.2)
+    held, done = threading.Event(), threading.Event()
+
+    def other_index():
+        with _index_lock(indexed_vault):
+            held.set()
+            done.wait(1.5)
+
+    runner = threading.Thread(target=other_index)
+    runner.start()
+    held.wait(5)
+    yield indexed_vault
+    done.set()
+    runner.join()
+
+
+def _mentors(ws):
+    sam = find_entity(ws.store, "Sam Li")
+    return [r["target"] for r in entity_relations(ws.store, ws.config.vocabulary, sam, "mentors", False)["relations"]]
+
+
+def test_relate_unrelate_and_a_fact_stand_while_another_index_holds_the_vault(busy_index):
+    vault = busy_index
+    with Workspace.open(str(vault)) as ws:
+        started = time.monotonic()
+        made = relate(ws, "Sam Li", "mentors", "Chen Wei")
+        assert made["mirrored_to"] == "people/sam-li.md" and time.monotonic() - started < 1.5
+        assert _mentors(ws) == ["Chen Wei"]
+        recorded = add_fact(ws, "Sam Li", "interest", "sailing")
+        assert recorded.item.text == "sailing" and recorded.page == "people/sam-li.md"
+        relate(ws, "Sam Li", "mentors", "Lena Fischer")
+        unrelate(ws, "Sam Li", "mentors", "Lena Fischer")
+    page = (vault / "people/sam-li.md").read_text()
+    assert "- mentors [[Chen Wei]]" in page and "[[Lena Fischer]]" not in page.split("## Relations")[-1]
+
+
+def test_the_next_index_reads_them_back_once(busy_index):
+    vault = busy_index
+    with Workspace.open(str(vault)) as ws:
+        relate(ws, "Sam Li", "mentors", "Chen Wei")
+        add_fact(ws, "Sam Li", "interest", "sailing")
+    time.sleep(1.6)  # the other index is done
+    assert index_vault(vault).errors == 0
+    with Workspace.open(str(vault)) as ws:
+        assert _mentors(ws) == ["Chen Wei"]
+        assert [f.text for f in list_facts(ws.store, ws.access, "Sam Li")].count("sailing") == 1
