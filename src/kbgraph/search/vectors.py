@@ -1,13 +1,17 @@
 """The vector signal: cosine similarity of the query's embedding to every document's centroid (exact, numpy).
 
-The matrix is read from the index once per process and kept until the vectors change. When the
-index has no vectors, or they were made by another model, or the model cannot be loaded, the
+The matrix is read from the index once per process and kept until the vectors change. A store with a
+vector index (PostgreSQL with pgvector) is read per query instead: it returns only the rows the top-k
+needs (store.nearest_vectors, found by its HNSW indexes), scored here as the whole matrix would be. When
+the index has no vectors, or they were made by another model, or the model cannot be loaded, the
 signal is absent and a note says why: search goes on with the other signals.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from typing import Callable
 
 import numpy as np
 
@@ -30,6 +34,9 @@ class VectorSearch:
     docs: np.ndarray
     matrix: np.ndarray
     missing: int  # chunks without a vector
+    # The store's vector index (ids, docs and matrix then empty): (query vector, sections, documents) ->
+    # the rows of the matrix those need, read in the thread that scores them.
+    nearest: Callable[[np.ndarray, int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
 
 def prepare_vectors(store: Store, embedder_name: str, access: Access,
@@ -47,6 +54,10 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     model = f"{embedder.name}@{embedder.version}"
     if model != stored_model:
         return None, f"the vectors were made by {stored_model}, not {model}: run `kbg index` to re-embed"
+    if store.has_vector_index():
+        none = np.zeros(0, dtype=np.int64)
+        return VectorSearch(embedder, none, none, np.zeros((0, 0), dtype=np.float32), store.chunks_missing_vectors(),
+                            partial(store.nearest_vectors, access, flt)), None
     ids, docs, matrix = store.vector_matrix(access, flt)
     return VectorSearch(embedder, ids, docs, matrix, store.chunks_missing_vectors()), None
 
@@ -57,7 +68,7 @@ PARAGRAPH_WORDS = 32  # "auto": a query longer than this is a pasted paragraph, 
 def nearest_documents(prepared: VectorSearch, query: str, wanted: int, min_similarity: float,
                       by: str = "auto") -> list[Ranked]:
     """Documents by how near the query's embedding they are, best first, each with its nearest
-    chunk to show. No store access: safe to run in another thread. `by`:
+    chunk to show. No store access but a vector index's (thread-safe): safe in another thread. `by`:
     - "centroid": the cosine of the document's centroid (the mean of its chunk vectors: what the
       whole note is about); a third of a chunk-level scan's rows, and it ranked whole KEPs best;
     - "best-section": the cosine of its nearest chunk: a note that answers in one section of many
@@ -69,10 +80,12 @@ def nearest_documents(prepared: VectorSearch, query: str, wanted: int, min_simil
     if by == "auto":
         by = "centroid" if len(query.split()) > PARAGRAPH_WORDS else "both"
     query_vector = _embed_query(prepared, query)
-    order, doc_ids, bounds, centroids = _by_document(prepared.docs, prepared.matrix)
+    ids, docs, matrix = _rows(prepared, query_vector, wanted, wanted)
+    order, doc_ids, bounds, centroids = _by_document(docs, matrix) if prepared.nearest is None else \
+        group_by_document(docs, matrix)
     if not len(doc_ids):
         return []
-    chunk_scores = prepared.matrix @ query_vector
+    chunk_scores = matrix @ query_vector
     best = np.maximum.reduceat(chunk_scores[order], bounds[:-1]) if by != "centroid" else None
     if by == "centroid":
         scores = centroids @ query_vector
@@ -84,19 +97,27 @@ def nearest_documents(prepared: VectorSearch, query: str, wanted: int, min_simil
     for i in _top(scores, wanted, min_similarity):
         rows = order[bounds[i]:bounds[i + 1]]
         nearest = rows[int(np.argmax(chunk_scores[rows]))]
-        out.append(Ranked(int(doc_ids[i]), int(prepared.ids[nearest]), float(scores[i])))
+        out.append(Ranked(int(doc_ids[i]), int(ids[nearest]), float(scores[i])))
     return out
 
 
 def nearest_sections(prepared: VectorSearch, query: str, wanted: int, min_similarity: float) -> list[Ranked]:
     """Sections (chunks) by the cosine of their own vector to the query's, best first, several per
-    document allowed: the passage unit's vector signal. No store access: safe in another thread."""
+    document allowed: the passage unit's vector signal. Safe in another thread (as nearest_documents)."""
     query_vector = _embed_query(prepared, query)
-    if not len(prepared.ids):
+    ids, docs, matrix = _rows(prepared, query_vector, wanted, 0)
+    if not len(ids):
         return []
-    scores = prepared.matrix @ query_vector
-    return [Ranked(int(prepared.docs[i]), int(prepared.ids[i]), float(scores[i]))
-            for i in _top(scores, wanted, min_similarity)]
+    scores = matrix @ query_vector
+    return [Ranked(int(docs[i]), int(ids[i]), float(scores[i])) for i in _top(scores, wanted, min_similarity)]
+
+
+def _rows(prepared: VectorSearch, query_vector: np.ndarray, sections: int,
+          documents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows to score: the whole matrix, or those a vector index finds for this query."""
+    if prepared.nearest is None:
+        return prepared.ids, prepared.docs, prepared.matrix
+    return prepared.nearest(query_vector, sections, documents)
 
 
 def _embed_query(prepared: VectorSearch, query: str) -> np.ndarray:

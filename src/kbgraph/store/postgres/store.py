@@ -92,6 +92,7 @@ class PostgresStore(PgCoreQueries, PgTextQueries, PgGraphQueries, PgVectorQuerie
             store._migrate()
             if scratch is not None:
                 store._empty()
+            store._open_vector_index()  # pgvector, where the server has it (not a migration: see vectors.py)
         except BaseException:
             store.close()
             raise

@@ -1,7 +1,9 @@
 """SQL of chunk embeddings: vectors by text hash, which chunk has which, and the matrix search reads.
 
 A mixin of SqliteStore (it uses self.db). Vectors are float32 BLOBs; the model that made them is
-named in meta (`embed_model`), and a different model empties both tables.
+named in meta (`embed_model`), and a different model empties both tables. Every read is exact: SQLite
+has no vector index, so search scores the whole (filtered) matrix; `nearest_vectors` is the contract's
+exact answer to what an indexed backend (pgvector) answers approximately.
 """
 
 from __future__ import annotations
@@ -99,6 +101,33 @@ class VectorQueries:
         keep = np.isin(docs, allowed)
         return ids[keep], docs[keep], matrix[keep] if len(matrix) else matrix
 
+    def has_vector_index(self) -> bool:
+        """Whether nearest_vectors is an index's approximate answer (search then reads it per query
+        instead of the matrix). Never here: SQLite's reads are exact."""
+        return False
+
+    def nearest_vectors(self, access: Access, flt: DocFilter, query: np.ndarray, sections: int,
+                        documents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of vector_matrix(access, flt) (same order, same bytes) that a top-k for query needs:
+        the `sections` chunks nearest it and, when documents > 0, every chunk of their documents and of
+        the `documents` documents whose centroids (the normalised mean of their chunks) are nearest.
+        The top-k is taken among the rows the access may read and the filter passes, never before."""
+        ids, docs, matrix = self.vector_matrix(access, flt)
+        if not len(ids):
+            return ids, docs, matrix
+        query = np.asarray(query, dtype=np.float32)
+        keep = np.zeros(len(ids), dtype=bool)
+        keep[_best(matrix @ query, sections)] = True
+        if documents > 0:
+            doc_ids, inverse = np.unique(docs, return_inverse=True)
+            sums = np.zeros((len(doc_ids), matrix.shape[1]), dtype=np.float32)
+            np.add.at(sums, inverse, matrix)
+            norms = np.linalg.norm(sums, axis=1)
+            norms[norms == 0] = 1.0
+            near = doc_ids[_best((sums @ query) / norms, documents)]
+            keep = np.isin(docs, np.union1d(docs[keep], near))
+        return ids[keep], docs[keep], matrix[keep]
+
     def _whole_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every chunk vector, cached per store, not per file name: an index rebuilt at the same path
         starts its version count again."""
@@ -118,3 +147,10 @@ class VectorQueries:
 
     def _bump_vectors(self) -> None:
         self.set_meta("vectors_version", str(int(self.get_meta("vectors_version") or "0") + 1))
+
+
+def _best(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest scores, in no order."""
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
