@@ -9,6 +9,7 @@ from __future__ import annotations
 from ...model import ParsedDocument
 from ..sqlite.store import doc_fts_text
 from .connection import PgConnection
+from .text import count_tokens
 
 # The full-text tables whose GIN indexes collect new entries in a pending list until merged.
 _TEXT_INDEXES = ("chunks_tsv", "documents_tsv")
@@ -40,22 +41,26 @@ class PgCoreQueries:
 
     def _write_sections(self, doc: ParsedDocument, doc_id: int) -> None:
         """A document's chunks (their tsv column is generated from the title kept with each) and the
-        document's own tsv: title A, heading paths B, text C, as SQLite's doc_fts weighs them."""
+        document's own tsv: title A, heading paths B, text C, as SQLite's doc_fts weighs them. Each row's
+        words are counted here, as FTS5 counts its column sizes, for BM25's length of the row."""
         db = self.db
+        rows = []
+        for c in doc.chunks:
+            heading = " > ".join(c.heading_path)
+            rows.append((doc_id, c.key, c.ordinal, heading, c.start, c.end, c.line, c.text, doc.title,
+                         count_tokens(doc.title, heading, c.text)))
         db.executemany(
-            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, \"end\", line, text, title)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(doc_id, c.key, c.ordinal, " > ".join(c.heading_path), c.start, c.end, c.line, c.text, doc.title)
-             for c in doc.chunks],
-        )
+            "INSERT INTO chunks (doc_id, key, ordinal, heading, start, \"end\", line, text, title, tokens)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         text = doc_fts_text(db, doc_id)
         if text is None:  # a document with no section has nothing a hit could show
-            db.execute("UPDATE documents SET tsv = ''::tsvector WHERE id = ?", (doc_id,))
+            db.execute("UPDATE documents SET tsv = ''::tsvector, tokens = 0 WHERE id = ?", (doc_id,))
             return
         db.execute(
-            "UPDATE documents SET tsv = setweight(to_tsvector('kbg', ?), 'A') || setweight(to_tsvector('kbg', ?), 'B')"
-            " || setweight(to_tsvector('kbg', ?), 'C') WHERE id = ?",
-            (doc.title, *text, doc_id),
+            "UPDATE documents SET tsv = setweight(to_tsvector('kbg', kbg_words(?)), 'A')"
+            " || setweight(to_tsvector('kbg', kbg_words(?)), 'B') || setweight(to_tsvector('kbg', kbg_words(?)), 'C'),"
+            " tokens = ? WHERE id = ?",
+            (doc.title, *text, count_tokens(doc.title, *text), doc_id),
         )
 
     def _forget_sections_text(self, doc_id: int) -> None:

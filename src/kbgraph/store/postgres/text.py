@@ -2,15 +2,23 @@
 ts_headline), vectors and the document graph (store/sqlite/search.py, fts5.py, vectors.py,
 docgraph.py) that are not portable SQL. A mixin of PostgresStore, first in its bases.
 
-SQLite ranks with FTS5's bm25(); here ts_rank_cd (cover density) weighs the same columns the same
-way, through the weights of the tsvector labels the schema gives them. It has no inverse document
-frequency, so the order of hits differs from SQLite's where a rare word should outweigh a common
-one; what both keep is the contract: higher is better, ties by id, the reader's rule and the filter
-applied before the LIMIT. Vectors need nothing of their own: they are BYTEA rows that the shared
-queries read, and the filter picks the rows before any top-k is taken (VectorQueries.vector_matrix).
+Ranking is FTS5's bm25() written in SQL, so that both backends order hits alike. For each query term
+(a word, a phrase, a prefix): its document frequency n, a count over the GIN index; IDF =
+ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, with N the rows holding text (text_totals); its
+weighted frequency f in the row, the sum of the label weights of its occurrences, which is what
+ts_rank_cd returns for a one-term query with no normalisation (each occurrence is one cover worth its
+label's weight; a phrase's cover its words' weight); and the row's length |D| in words (the tokens
+column, counted at write time as FTS5 counts them). A row scores sum(IDF x f(k1 + 1) / (f + k1(1 - b +
+b |D| / avgdl))), k1 1.2, b 0.75. The vectors are made of the words FTS5 would cut (kbg_words in the
+schema), so both count the same occurrences, except where a tsvector cannot hold them: at most 256
+positions per word and none past 16,383, so very long notes' frequencies count low (k1 flattens them
+anyway). Vectors need nothing of their own: they are BYTEA rows that the
+shared queries read, and the filter picks the rows before any top-k is taken (VectorQueries.vector_matrix).
 """
 
 from __future__ import annotations
+
+import re
 
 from ...access import Access
 from ...model import Snippet, TextQuery
@@ -20,14 +28,18 @@ from .connection import PgConnection
 from .tsquery import CONFIG, HEADLINE_OPTIONS, CompiledQuery, read_headline
 
 # ts_rank_cd's weights, in the order {D, C, B, A} and at most 1, in the ratios of SQLite's bm25()
-# column weights: a chunk's heading (A) 2, its document's title (B) 1, its text (C) 1; a document's
-# title (A) 4, its heading paths (B) 2, its text (C) 1. D labels nothing (and is not 0: ts_rank_cd
-# divides by each weight).
-_CHUNK_WEIGHTS = "'{0.1, 0.5, 0.5, 1}'::float4[]"
-_DOC_WEIGHTS = "'{0.1, 0.25, 0.5, 1}'::float4[]"
-# Divide by 1 + log(length): a long text's many matches count, but less than linearly (BM25 normalises
-# by length too).
-_NORMALISATION = 1
+# column weights, and the factor that scales them back: a chunk's heading (A) 2, its document's title
+# (B) 1, its text (C) 1; a document's title (A) 4, its heading paths (B) 2, its text (C) 1. D labels
+# nothing (and is not 0: ts_rank_cd divides by each weight).
+_CHUNK_WEIGHTS = ("'{0.5, 0.5, 0.5, 1}'::float4[]", 2.0)
+_DOC_WEIGHTS = ("'{0.25, 0.25, 0.5, 1}'::float4[]", 4.0)
+_K1, _B = 1.2, 0.75  # FTS5's
+_TOKEN = re.compile(r"[^\W_]+")  # FTS5's unicode61 tokens: runs of letters and digits
+
+
+def count_tokens(*texts: str) -> int:
+    """The words FTS5 would count in these columns of a row: BM25's length of it."""
+    return sum(len(_TOKEN.findall(text)) for text in texts)
 
 
 class PgTextQueries:
@@ -39,26 +51,50 @@ class PgTextQueries:
         if not query.terms:
             return []
         return [(doc_id, score) for doc_id, _, score in self._ranked(
-            "documents d", "d.id", "d.tsv", _DOC_WEIGHTS, access, query, flt, limit)]
+            "documents", "documents d", "d", _DOC_WEIGHTS, access, query, flt, limit)]
 
     def ranked_chunks(self, access: Access, query: TextQuery, flt: DocFilter,
                       limit: int) -> list[tuple[int, int, float]]:
         if not query.terms:
             return []
-        return self._ranked("chunks c JOIN documents d ON d.id = c.doc_id", "c.id", "c.tsv", _CHUNK_WEIGHTS, access,
+        return self._ranked("chunks", "chunks c JOIN documents d ON d.id = c.doc_id", "c", _CHUNK_WEIGHTS, access,
                             query, flt, limit)
 
-    def _ranked(self, rows: str, row_id: str, tsv: str, weights: str, access: Access, query: TextQuery,
-                flt: DocFilter, limit: int) -> list[tuple[int, int, float]]:
-        """(row id, document id, rank) of the best rows, best first, ties by id; the reader's rule and
-        the filter on the document d in the same WHERE, before the LIMIT."""
+    def _ranked(self, table: str, rows: str, row: str, weights: tuple[str, float], access: Access,
+                query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, int, float]]:
+        """(row id, document id, BM25) of the best rows of table (row: its alias in rows), best first, ties
+        by id; the reader's rule and the filter on the document d in the same WHERE, before the LIMIT.
+
+        The terms' tsqueries and IDFs are computed once (`terms`); each matching row's vector is read
+        (detoasted) once, in the subquery, not once per term."""
         compiled = CompiledQuery(query)
-        match, match_params = compiled.match(tsv)
+        match, match_params = compiled.match(f"{row}.tsv")
         where, params = _readable_passing(access, flt)
-        sql = (f"SELECT {row_id}, d.id, ts_rank_cd({weights}, {tsv}, {compiled.positive}, {_NORMALISATION}) AS rank"
-               f" FROM {rows} WHERE {match} AND {where} ORDER BY rank DESC, {row_id} LIMIT ?")
-        args = [*compiled.positive_params, *match_params, *params, limit]
-        return [(row, doc, float(rank)) for row, doc, rank in self.db.execute(sql, args)]
+        weight_array, scale = weights
+        # f(k1 + 1) / (f + K) as (k1 + 1)(1 - K / (f + K)): each term's frequency read once, one expression
+        # per term (their number is in the SQL, their text and IDF are parameters' array elements)
+        per_term = " + ".join(f"terms.idfs[{i}] * (1 - r.k / (ts_rank_cd({weight_array}, r.tsv, terms.qs[{i}], 0)"
+                              f" * {scale} + r.k))" for i in range(1, len(compiled.terms) + 1))
+        sql = f"""
+WITH totals AS MATERIALIZED (
+    SELECT greatest(coalesce(sum(rows), 0), 1)::float8 AS n,
+           greatest(coalesce(sum(tokens), 0)::float8 / greatest(coalesce(sum(rows), 0), 1), 1) AS avgdl
+    FROM text_totals WHERE tbl = '{table}'
+), counts AS MATERIALIZED (  -- the document frequency of each term, counted once over the GIN index
+    SELECT i, q, (SELECT count(*) FROM {table} WHERE tsv @@ q) AS df
+    FROM unnest(?::text[]) WITH ORDINALITY AS u(text, i), to_tsquery('{CONFIG}', u.text) AS q
+), terms AS MATERIALIZED (
+    SELECT array_agg(q ORDER BY i) AS qs,
+           array_agg(ln(greatest((t.n - df + 0.5) / (df + 0.5), 1.000001)) ORDER BY i) AS idfs
+    FROM counts, totals t
+)
+SELECT r.id, r.doc_id, {_K1 + 1} * ({per_term}) AS rank
+FROM (SELECT {row}.id, d.id AS doc_id, {_K1} * ({1 - _B} + {_B} * {row}.tokens / totals.avgdl) AS k,
+             {row}.tsv || ''::tsvector AS tsv
+      FROM {rows} CROSS JOIN totals WHERE {match} AND {where} OFFSET 0) r, terms
+ORDER BY rank DESC, r.id LIMIT ?"""
+        args = [compiled.terms, *match_params, *params, limit]
+        return [(row_id, doc, float(rank)) for row_id, doc, rank in self.db.execute(sql, args)]
 
     # --- matching and passages -----------------------------------------------------------
 

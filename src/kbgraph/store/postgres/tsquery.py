@@ -55,6 +55,7 @@ class CompiledQuery:
             raise ValueError("a query with no terms matches nothing: it has no tsquery")
         self.positive, self.positive_params = tsquery_sql(query.terms, "&&" if query.require == "all" else "||",
                                                           weight)
+        self.terms = list(self.positive_params)  # each term's own tsquery text, for ranking term by term
         self.excluded: tuple[str, list[str]] | None = (
             tsquery_sql(query.exclusions, "||") if query.exclusions else None)
 
