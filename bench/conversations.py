@@ -33,7 +33,7 @@ Hard in the ways real chat memory is hard:
 
 Run (repo root; the embedding model must be installed, KBG_EMBEDDER unset):
   .venv/bin/python bench/conversations.py --out /tmp/conv-vault [--seed 1] [--scale 1.0]   # vault + questions.jsonl
-  .venv/bin/python bench/conversations.py --eval /tmp/conv-vault [--json]                   # index once, score
+  .venv/bin/python bench/conversations.py --eval /tmp/conv-vault [--json] [--db URL]        # index once, score
   .venv/bin/python bench/conversations.py --out /tmp/conv-vault2 --seed 2 && ... --eval /tmp/conv-vault2
 
 Seed 1, scale 1: 9 conversations, 213 sessions, 4,701 turns, 285 questions (seed 2: 208, 4,648, 285); indexing
@@ -42,6 +42,8 @@ with vectors takes ~80 s and the whole eval ~3-6 min on 2 cores. The eval report
 answering turn inside that document; a passage hit recovers the turn at its exact (path, line). The row
 "documents x chance*" is the floor for the document rows: a question names a participant, and the top 10 of a
 conversation's ~23 sessions already hold ~45% of its turns by chance.
+The last column, MRR, is 1 / the rank of the first hit that recovers an answering turn (top 10). --db
+postgresql://...: index into and search that PostgreSQL database (empty, or holding this vault) instead of SQLite.
 """
 
 from __future__ import annotations
@@ -1083,7 +1085,8 @@ MODES = ("bm25", "vector", "hybrid")
 KS = (5, 10)
 
 
-def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_vectors: tuple = ()) -> dict:
+def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_vectors: tuple = (),
+             db: str | None = None) -> dict:
     sys.path.insert(0, str(REPO / "src"))
     from kbgraph.access import LOCAL
     from kbgraph.config import load_config
@@ -1096,10 +1099,10 @@ def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_ve
     if os.environ.get("KBG_EMBEDDER"):
         notes.append(f"KBG_EMBEDDER={os.environ['KBG_EMBEDDER']} is set: it overrides the vault's embedder")
     t0 = time.perf_counter()
-    report = index_vault(root) if reindex else None
+    store = open_store(root, db=db)
+    report = index_vault(root, store=store) if reindex else None
     index_s = time.perf_counter() - t0
     config = load_config(root)
-    store = open_store(root)
     # every label must be where an indexed chunk starts, or the numbers mean nothing
     starts: dict[str, set[int]] = {}
     for q in questions:
@@ -1129,7 +1132,7 @@ def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_ve
                 if unit == "passage":
                     kwargs["unit"] = "passage"
                 hits = search(store, q["question"], **kwargs).hits
-                found = {}
+                found = {"rr": _reciprocal_rank(unit, hits[:max(KS)], q["turns"])}
                 for k in KS:
                     top = hits[:k]
                     if unit == "document":
@@ -1151,6 +1154,7 @@ def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_ve
             rows = [f for q, f in per_q if kind in ("all", q["kind"])]
             table[kind] = {f"r@{k}": round(100 * sum(f[k] for f in rows) / len(rows), 1) if rows else None for k in KS}
             table[kind]["n"] = len(rows)
+            table[kind]["mrr"] = round(sum(f["rr"] for f in rows) / len(rows), 3) if rows else None
         for label, test in (("shares a word", True), ("no shared word", False)):
             rows = [f for q, f in per_q if bool(q["overlap"]) is test]
             table[label] = {f"r@{k}": round(100 * sum(f[k] for f in rows) / len(rows), 1) if rows else None for k in KS}
@@ -1171,23 +1175,35 @@ def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_ve
     scores["documents x chance*"] = chance
     timing["documents x chance*"] = 0.0
     kinds = {k: sum(q["kind"] == k for q in questions) for k in KINDS}
-    return dict(vault=str(root), questions=len(questions), kinds=kinds,
+    return dict(vault=str(root), store="postgresql" if db else "sqlite", questions=len(questions), kinds=kinds,
                 answering_turns=sum(len(q["turns"]) for q in questions),
                 share_a_word=sum(bool(q["overlap"]) for q in questions),
                 index_seconds=round(index_s, 1), index=(report.__dict__ if report and hasattr(report, "__dict__") else None),
                 ms_per_query={k: round(v, 1) for k, v in timing.items()}, scores=scores, pending=pending, notes=notes)
 
 
+def _reciprocal_rank(unit: str, hits: list, turns: list) -> float:
+    """1 / the rank of the first hit that recovers an answering turn (0: none in these hits)."""
+    wanted = {(t["path"], t["line"]) for t in turns}
+    for rank, h in enumerate(hits, 1):
+        if unit == "document" and {t[0] for t in wanted} & ({h.path} | set(h.duplicates)):
+            return 1 / rank
+        if unit == "passage" and (h.path, h.line) in wanted:
+            return 1 / rank
+    return 0.0
+
+
 def print_table(out: dict) -> None:
-    print(f"{out['vault']}: {out['questions']} questions {out['kinds']}, {out['answering_turns']} answering turns, "
+    print(f"{out['vault']} ({out['store']}): {out['questions']} questions {out['kinds']}, {out['answering_turns']} answering turns, "
           f"{out['share_a_word']} share a content word with them; indexed in {out['index_seconds']} s")
     cols = list(KINDS) + ["all", "shares a word", "no shared word"]
     print("recall@5 / recall@10 of the answering turns (%)")
-    print(f"{'run':<32}" + "".join(f"{c:>16}" for c in cols) + f"{'ms/q':>8}")
+    print(f"{'run':<32}" + "".join(f"{c:>16}" for c in cols) + f"{'ms/q':>8}{'MRR':>8}")
     print(f"{'(questions)':<32}" + "".join(f"{next(iter(out['scores'].values()))[c]['n']:>16}" for c in cols))
     for name, table in out["scores"].items():
         cells = "".join(f"{table[c]['r@5']:>8.1f}{table[c]['r@10']:>8.1f}" for c in cols)
-        print(f"{name:<32}{cells}{out['ms_per_query'][name]:>8.0f}")
+        mrr = table["all"].get("mrr")
+        print(f"{name:<32}{cells}{out['ms_per_query'][name]:>8.0f}" + (f"{mrr:>8.3f}" if mrr is not None else ""))
     print("* chance: the right conversation's sessions in random order (k / sessions), a floor for the document rows")
     for line in out["pending"] + out["notes"]:
         print("note:", line)
@@ -1203,6 +1219,8 @@ def main() -> None:
     ap.add_argument("--no-index", action="store_true", help="score on the existing index")
     ap.add_argument("--document-vectors", default="", help="also score documents with these [search] document_vectors,"
                                                              " comma-separated (centroid, best-section, both)")
+    ap.add_argument("--db", help="--eval into this PostgreSQL database (postgresql://...) instead of the vault's SQLite;"
+                                 " it must be empty or hold this vault's index")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not args.out and not args.eval:
@@ -1215,7 +1233,7 @@ def main() -> None:
               file=sys.stderr if args.eval else sys.stdout)
     if args.eval:
         out = evaluate(args.eval, tuple(args.modes.split(",")), reindex=not args.no_index,
-                       document_vectors=tuple(v for v in args.document_vectors.split(",") if v))
+                       document_vectors=tuple(v for v in args.document_vectors.split(",") if v), db=args.db)
         if args.json:
             out.pop("index", None)
             print(json.dumps(out, indent=1))

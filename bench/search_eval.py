@@ -16,7 +16,9 @@ A hit counts with the near-duplicates search folded into it. Latency p50/p95 per
 query. A parameter or signal this kbgraph lacks makes its run "not run" (with why), never a crash.
 
 Run:  env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/search_eval.py [--json] [--part A|B]
-      [--graph stated|as-is] [--kep-cache DIR] [--kep-embedder none] [--kep-max N]
+      [--graph stated|as-is] [--kep-cache DIR] [--kep-embedder none] [--kep-max N] [--db URL]
+--db postgresql://...: index into (and search) that PostgreSQL database instead of the copy's SQLite file; one part
+per database (--part A or B), which must be empty or hold the same vault's index (kept, incrementally, as --kep-cache).
 Embedding the 34k KEP chunks takes ~30 min on 2 cores: --kep-cache DIR keeps that index for next time.
 """
 
@@ -169,9 +171,10 @@ def part_a(args, tmp: Path) -> dict:
             text = path.read_text(encoding="utf-8").rstrip("\n")
             head = "" if re.search(r"^## Relations\s*$", text, re.M) else "\n\n## Relations\n"
             path.write_text(text + head + "\n" + "".join(f"- {line}\n" for line in lines), encoding="utf-8")
-    report = index_vault(vault, full=True)
+    store = open_store(vault, db=args.db)
+    report = index_vault(vault, full=True, store=store)
     problems = [f"{p.path}: {p.message}" for p in report.problems]
-    store, config = open_store(vault), load_config(vault)
+    config = load_config(vault)
     queries = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines() if line.strip()]
     stats = query_stats(store, queries)
     cases = [(q["id"], q["query"], q["entity"], set(q["relevant"]), None, f"hop {q['hops']}") for q in queries]
@@ -225,7 +228,8 @@ def part_b(args, tmp: Path) -> dict:
     changed = not (vault / "kbgraph.toml").is_file() or (vault / "kbgraph.toml").read_text() != toml
     if changed:
         (vault / "kbgraph.toml").write_text(toml, encoding="utf-8")
-    report = index_vault(vault, full=changed)
+    store = open_store(vault, db=args.db)
+    report = index_vault(vault, full=changed, store=store)
     files = {p.name for p in vault.glob("*.md")}
     links = collections.defaultdict(set)
     for r in json.loads((KEPS / "ground_truth.json").read_text())["relations"]:
@@ -242,7 +246,7 @@ def part_b(args, tmp: Path) -> dict:
             query = " ".join(re.findall(r"[^\W_]+", query))
         number = re.search(r"^kep-number:\s*'?0*(\d+)", text, re.M)
         cases.append((name, query, f"KEP-{number.group(1)}" if number else None, links[name], name, "keps"))
-    store, config = open_store(vault), load_config(vault)
+    config = load_config(vault)
     results = {run: evaluate(store, config, run, cases) for run in args.kep_runs.split(",")}
     store.close()
     results["reference: whole-document BM25"] = document_bm25(vault, cases)
@@ -296,9 +300,13 @@ def main() -> None:
     ap.add_argument("--kep-query", choices=("words", "raw"), default="words")
     ap.add_argument("--kep-max", type=int, default=None, help="only the first N KEP queries")
     ap.add_argument("--kep-runs", default=",".join(KEP_RUNS), help=f"comma-separated, from: {', '.join(RUNS)}")
+    ap.add_argument("--db", help="a PostgreSQL URL to index into and search (one part per database)")
     args = ap.parse_args()
+    if args.db and args.part == "both":
+        ap.error("--db takes one part (--part A or --part B): a database holds one vault's index")
     src = sorted((REPO / "src" / "kbgraph").rglob("*.py"))  # search is changing fast: say which code ran
     out = {"search_parameters": [p for p in PARAMS if p not in ("store", "query")],
+           "store": "postgresql" if args.db else "sqlite",
            "kbgraph_src_sha256": hashlib.sha256(b"".join(p.read_bytes() for p in src)).hexdigest()[:12]}
     with tempfile.TemporaryDirectory(prefix="kbg-search-eval-") as tmp:
         if args.part in ("A", "both"):
@@ -307,7 +315,8 @@ def main() -> None:
             out["kep_links"] = part_b(args, Path(tmp))
     if args.json:
         return print(json.dumps(out, indent=2, ensure_ascii=False))
-    print(f"search({', '.join(out['search_parameters'])}); src/kbgraph sha256 {out['kbgraph_src_sha256']}")
+    print(f"search({', '.join(out['search_parameters'])}); src/kbgraph sha256 {out['kbgraph_src_sha256']};"
+          f" store {out['store']}")
     if "graph_queries" in out:
         a = out["graph_queries"]
         print(f"\n## A. Graph queries on examples/vault (graph: {a['graph']}, index {a['index_seconds']} s)\n\n"
