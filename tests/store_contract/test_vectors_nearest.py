@@ -27,10 +27,11 @@ def pgvector_url():
 
 
 @pytest.fixture(params=["sqlite", "postgres", "pgvector"])
-def store(request):
+def store(request, monkeypatch):
     if request.param == "pgvector":
-        from kbgraph.store.postgres import open_store
+        from kbgraph.store.postgres import open_store, vectors
 
+        monkeypatch.setattr(vectors, "INDEX_FROM", 1)  # search reads the index from its first vector
         opened = open_store(request.getfixturevalue("pgvector_url"), fresh=True)
     else:
         opened = open_backend(request.param)

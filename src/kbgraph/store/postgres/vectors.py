@@ -15,13 +15,23 @@ dropped when another model's vectors replace them (reset_vectors), and filled fr
 already stored when a server gains the extension. Without it, or where this role may not create it,
 none of this exists, has_vector_index() is false and every read is the exact one inherited.
 
-Reads (nearest_vectors): the nearest chunks and, for documents, the nearest centroids, each taken by
-one query whose WHERE holds the reader's rule and the document filter with the ORDER BY ... LIMIT:
-pgvector 0.8's iterative index scans (`SET LOCAL hnsw.iterative_scan`) walk on past rejected rows,
-so a filter that rejects most still yields k. Where the readable rows are few (EXACT_BELOW) they are
-all returned instead: reading them costs less than a walk past all the others, and is exact. Either
-way the rows returned are vector_matrix's rows (same bytes), which search scores as it scores the
-matrix: on small data the ranking is the exact one, at scale it differs by the index's recall."""
+Reads (nearest_vectors): the nearest chunks, with their vectors, and, for documents, the nearest
+centroids, each taken by one query whose WHERE holds the reader's rule and the document filter with the
+ORDER BY ... LIMIT: pgvector 0.8's iterative index scans (`SET LOCAL hnsw.iterative_scan`) walk on past
+rejected rows, so a filter that rejects most still yields k. The candidate documents' sections are then
+read from chunk_embeddings alone (by doc_id, already known readable), in binary, and sorted in numpy.
+Where the readable rows are few (EXACT_BELOW) they are all read instead, exact. Either way the rows are
+vector_matrix's rows (the same float32 values), which search scores as it scores the matrix.
+
+When search uses the index (has_vector_index): from INDEX_FROM indexed vectors on; below, the exact
+matrix, though the index is kept up to date. bench/pg_vectors.py (RESULTS §20, dim 384, 2 shared cores):
+the index never beat the exact matrix up to 100k vectors. Unfiltered, exact p50 1.9 / 4.0 / 7.5 ms at
+20k / 50k / 100k (it grows ~75 ns a vector) against ~17-20 ms for the index (flat: two HNSW scans and
+~4,000 candidate sections read); a team reader (10% of notes) 2.9 / 12.9 / 40 ms exact against
+9 / 50 / 102 ms walking the index past the rows it may not read. The unfiltered lines cross near 250k
+vectors (extrapolated), where the matrix is also ~370 MB in each process that searches: INDEX_FROM.
+Filtered reads stay slower through the index there; a per-reader rule needs the reader in
+has_vector_index (the Store protocol's), not done."""
 
 from __future__ import annotations
 
@@ -37,6 +47,7 @@ from ..sqlite.rows import EVERY_ROW
 from ..sqlite.search import _readable_passing
 from .connection import PgConnection, _lost, pg_sql
 
+INDEX_FROM = 250_000  # indexed vectors from which search reads the index, not the exact matrix (§20; docstring)
 EXACT_BELOW = 5000  # readable chunk vectors under which a read takes them all instead of walking the index
 SCAN_TUPLES = 50000  # hnsw.max_scan_tuples: how far an iterative scan walks past rejected rows
 _BATCH = 500
@@ -80,12 +91,14 @@ _INDEXES = """
 CREATE INDEX chunk_embeddings_hnsw ON chunk_embeddings USING hnsw (embedding vector_cosine_ops);
 CREATE INDEX document_centroids_hnsw ON document_centroids USING hnsw (embedding vector_cosine_ops);
 """
+_EMBEDDINGS = "SELECT n.chunk_id, n.doc_id, n.embedding FROM chunk_embeddings n"
 _ROWS = ("SELECT cv.chunk_id, c.doc_id, v.vector FROM chunk_vectors cv JOIN chunks c ON c.id = cv.chunk_id"
          " JOIN vectors v ON v.text_hash = cv.text_hash JOIN documents d ON d.id = c.doc_id")
 
 
 class PgVectorQueries:
     db: PgConnection
+    _indexed: tuple[str, int] | None = None  # (vectors_version, rows of chunk_embeddings), per store
 
     if TYPE_CHECKING:  # PostgresStore's own methods
         def get_meta(self, key: str) -> str | None: ...
@@ -165,66 +178,78 @@ class PgVectorQueries:
             self._drop_vector_index(forget=False)  # another model may have another dimension
 
     def _index_chunks(self, chunk_ids: list[int]) -> None:
-        """chunk_embeddings rows of these chunks, from the vectors stored for them."""
+        """chunk_embeddings rows of these chunks, from the vectors stored for them: one statement a
+        batch, so the centroid trigger rewrites each document once a batch, not once a chunk (a row
+        at a time left 19 dead centroids a note: 160 MB of them at 100k vectors, scanned by each read)."""
         for start in range(0, len(chunk_ids), _BATCH):
-            part = chunk_ids[start:start + _BATCH]
-            rows = self._binary_rows(_ROWS + " WHERE cv.chunk_id = ANY(?)", [part])
-            self.db.executemany(
-                "INSERT INTO chunk_embeddings (chunk_id, doc_id, embedding) VALUES (?, ?, ?::real[]::vector)"
+            rows = self._binary_rows(_ROWS + " WHERE cv.chunk_id = ANY(?)", [chunk_ids[start:start + _BATCH]])
+            if not rows:
+                continue
+            self.db.execute(
+                "INSERT INTO chunk_embeddings (chunk_id, doc_id, embedding)"
+                " SELECT r.chunk_id, r.doc_id, r.embedding::vector FROM unnest(?::bigint[], ?::bigint[], ?::text[])"
+                " AS r (chunk_id, doc_id, embedding)"
                 " ON CONFLICT (chunk_id) DO UPDATE SET doc_id = excluded.doc_id, embedding = excluded.embedding",
-                [(chunk_id, doc_id, np.frombuffer(vector, dtype=np.float32).tolist())
-                 for chunk_id, doc_id, vector in rows])
+                [[r[0] for r in rows], [r[1] for r in rows],
+                 ["[" + ",".join(map(repr, np.frombuffer(r[2], dtype=np.float32).tolist())) + "]" for r in rows]])
 
     # --- reads
 
     def has_vector_index(self) -> bool:
-        return self.get_meta("vector_index_dim") is not None
+        """Whether search reads nearest_vectors per query: the index exists and holds INDEX_FROM
+        vectors or more. Below, the exact matrix is faster (bench/RESULTS.md §20), and search reads it."""
+        return self.get_meta("vector_index_dim") is not None and self._indexed_vectors() >= INDEX_FROM
+
+    def _indexed_vectors(self) -> int:
+        """Rows of chunk_embeddings, counted once per vectors_version (a threshold needs no fresher count)."""
+        version = self.get_meta("vectors_version") or "0"
+        if self._indexed is None or self._indexed[0] != version:
+            self._indexed = (version, int(self.db.execute("SELECT count(*) FROM chunk_embeddings").fetchone()[0]))
+        return self._indexed[1]
 
     def nearest_vectors(self, access: Access, flt: DocFilter, query: np.ndarray, sections: int,
                         documents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """VectorQueries.nearest_vectors' rows, found by the HNSW indexes where there are (the rows the
+        """VectorQueries.nearest_vectors' rows, found by the HNSW indexes where they exist (the rows the
         access may read and the filter passes, picked inside each scan's query, before its LIMIT)."""
-        if not self.has_vector_index():
+        if self.get_meta("vector_index_dim") is None:
             return super().nearest_vectors(access, flt, query, sections, documents)
         where, params = _readable_passing(access, flt)
-        if where != EVERY_ROW and self._readable_vectors(where, params) <= EXACT_BELOW:
-            return self._vector_rows(where, params)
-        text = "[" + ",".join(map(repr, np.asarray(query, dtype=np.float32).tolist())) + "]"
         inside = "" if where == EVERY_ROW else f" WHERE n.doc_id IN (SELECT d.id FROM documents d WHERE {where})"
+        if where != EVERY_ROW and self._readable_vectors(where, params) <= EXACT_BELOW:
+            return self._embeddings(_EMBEDDINGS + inside, params)
+        text = "[" + ",".join(map(repr, np.asarray(query, dtype=np.float32).tolist())) + "]"
         with self.db.conn.transaction():
             for setting, value in (("iterative_scan", "relaxed_order"), ("max_scan_tuples", SCAN_TUPLES),
                                    ("ef_search", min(max(sections, documents, 40), 1000))):
                 self.db.execute(f"SET LOCAL hnsw.{setting} = {value}")
-            near = self.db.execute(f"SELECT n.chunk_id, n.doc_id FROM chunk_embeddings n{inside}"
-                                   " ORDER BY n.embedding <=> ?::vector LIMIT ?", [*params, text, sections]).fetchall()
+            near = self._embeddings(_EMBEDDINGS + inside + " ORDER BY n.embedding <=> ?::vector LIMIT ?",
+                                    [*params, text, sections])
             if documents <= 0:
-                return self._vector_rows(where, params, "cv.chunk_id", [r[0] for r in near])
-            docs = {r[1] for r in near}
+                return near
+            docs = set(near[1].tolist())
             docs.update(r[0] for r in self.db.execute(
                 f"SELECT n.doc_id FROM document_centroids n{inside} ORDER BY n.embedding <=> ?::vector LIMIT ?",
                 [*params, text, documents]))
-        return self._vector_rows(where, params, "c.doc_id", sorted(docs))
+        return self._embeddings(_EMBEDDINGS + " WHERE n.doc_id = ANY(?)", [sorted(docs)])
 
     def _readable_vectors(self, where: str, params: list) -> int:
         """How many chunk vectors the documents the access may read and the filter passes hold."""
         return int(self.db.execute(f"SELECT coalesce(sum(n.chunks), 0) FROM document_centroids n"
                                    f" JOIN documents d ON d.id = n.doc_id WHERE {where}", params).fetchone()[0])
 
-    def _vector_rows(self, where: str, params: list, column: str | None = None,
-                     ids: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(chunk ids, document ids, matrix) as vector_matrix reads them, of the readable rows whose
-        column is one of ids (None: all of them), in chunk id order."""
-        clauses, args = ([] if where == EVERY_ROW else [where]), list(params)
-        if column is not None:
-            clauses.append(f"{column} = ANY(?)")
-            args.append(ids)
-        rows = self._binary_rows(_ROWS + (f" WHERE {' AND '.join(clauses)}" if clauses else "")
-                                 + " ORDER BY cv.chunk_id", args)
-        ids_out = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    def _embeddings(self, sql: str, params: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk ids, document ids, matrix) of chunk_embeddings rows, in chunk id order, as vector_matrix
+        reads them: the same float32 values (written from them), sorted here, not by a sort that spills."""
+        rows = self._binary_rows(sql, params)
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         docs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1) \
-            if rows else np.zeros((0, 0), dtype=np.float32)
-        return ids_out, docs, matrix
+        if not rows:
+            return ids, docs, np.zeros((0, 0), dtype=np.float32)
+        # pgvector's binary form: int16 dimension, int16 unused, then the floats big-endian; the
+        # 4-byte header read as one more float and dropped
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=">f4").reshape(len(rows), -1)[:, 1:]
+        order = np.argsort(ids, kind="stable")
+        return ids[order], docs[order], np.ascontiguousarray(matrix[order], dtype=np.float32)
 
     def _binary_rows(self, sql: str, params: list) -> list[tuple]:
         """Rows read in binary: a vector's bytes as stored, not twice as many in hex."""
