@@ -17,6 +17,7 @@ Why this shape:
 
     KBG_EMBEDDER=fake .venv/bin/python bench/pg_vs_sqlite.py --json-out bench/data/pg_vs_sqlite.json
     .venv/bin/python bench/pg_vs_sqlite.py --notes 1000 --entities 5000 --relations 50000 --hub 500   # a minute
+    .venv/bin/python bench/pg_vs_sqlite.py --part graph --json-out bench/data/pg_vs_sqlite_graph.json   # one part alone
 """
 
 from __future__ import annotations
@@ -233,13 +234,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--calls", type=int, default=100, help="graph reads per series")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--pg", default=ADMIN_URL, help="a database on the server to create the scratch ones from")
+    parser.add_argument("--part", choices=("both", "vault", "graph"), default="both",
+                        help="run one part alone (the other is left out of the JSON)")
     parser.add_argument("--json-out", default=None)
     args = parser.parse_args(argv)
     os.environ.setdefault("KBG_EMBEDDER", "fake")
     started = time.perf_counter()
-    result = {"environment": environment(), "params": vars(args),
-              "vault": vault_part(args.notes, args.queries, args.seed, args.pg),
-              "graph": graph_part(args.entities, args.relations, args.hub, args.calls, args.seed, args.pg)}
+    result: dict = {"environment": environment(), "params": vars(args)}
+    if args.part in ("both", "vault"):
+        result["vault"] = vault_part(args.notes, args.queries, args.seed, args.pg)
+    if args.part in ("both", "graph"):
+        result["graph"] = graph_part(args.entities, args.relations, args.hub, args.calls, args.seed, args.pg)
     result["wall_s"] = round(time.perf_counter() - started, 1)
     text = json.dumps(result, indent=2, default=str)
     if args.json_out:
