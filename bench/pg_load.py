@@ -111,8 +111,9 @@ def run_task(rec: Recorder, base: str, task: tuple, outcome: dict) -> None:
 
 
 def cli_writer(index: int, pairs: list[tuple[str, str]], root: Path, url: str, outcome: dict, facts: dict,
-               times: list) -> None:
-    """For each (person, project): relate (every fourth then unrelate) and a fact, each a `kbg` process."""
+               times: list, failures: list) -> None:
+    """For each (person, project): relate (every fourth then unrelate) and a fact, each a `kbg` process;
+    each non-zero exit goes to failures with its arguments and the end of its stderr."""
     env = {**os.environ, "KBG_DB": url}
     env.pop("KBG_VAULT", None)
 
@@ -120,6 +121,8 @@ def cli_writer(index: int, pairs: list[tuple[str, str]], root: Path, url: str, o
         start = time.perf_counter()
         done = subprocess.run([*KBG, *args, "--vault", str(root)], env=env, capture_output=True, text=True)
         times.append((f"cli {args[0]} {args[1]}", done.returncode, time.perf_counter() - start))
+        if done.returncode != 0:
+            failures.append({"args": list(args), "exit": done.returncode, "stderr": done.stderr[-2000:]})
         return done.returncode == 0
 
     for i, (person, project) in enumerate(pairs):
@@ -154,6 +157,8 @@ def verify(root: Path, url: str, outcome: dict, facts: dict) -> dict:
         kind = "kept" if want else ("removed" if o["removed"] else "failed")
         counts[kind] += 1
         stored, lines = current[(a, rtype, b)], on_page(a, f"- {rtype} [[{b}]]")
+        if kind == "failed" and (stored or lines):
+            counts["failed but landed"] += 1
         if (stored, lines) != (want, want):
             problems.append(f"{kind} {a} {rtype} {b}: stored {stored}, page lines {lines}")
         if o["tried_remove"] and not o["removed"]:
@@ -162,6 +167,8 @@ def verify(root: Path, url: str, outcome: dict, facts: dict) -> dict:
         want = 1 if ok else 0
         counts["facts" if ok else "facts failed"] += 1
         stored, lines = live_facts[(person, text)], on_page(person, f"- note: {text}")
+        if not ok and (stored or lines):
+            counts["facts failed but landed"] += 1
         if (stored, lines) != (want, want):
             problems.append(f"fact {person!r} {text!r}: stored {stored}, page lines {lines}")
     return {"writes": dict(counts), "problems": problems, "ok": not problems}
@@ -221,12 +228,13 @@ def main(argv: list[str] | None = None) -> None:
         port, log_path = _free_port(), Path(tmp) / "serve.log"
         server = serve(root, pg.url, port, args.workers, log_path)
         base = f"http://127.0.0.1:{port}"
-        rec, outcome, facts, cli_times = Recorder(), {}, {}, []
+        rec, outcome, facts, cli_times, cli_failures = Recorder(), {}, {}, [], []
         for task in tasks[:20]:  # warm-up: reads only, not counted
             if task[0] == "get":
                 Recorder().call(base, task[1], task[2])
         writers = [threading.Thread(target=cli_writer, args=(
-            w, cli_pairs[w * args.cli_ops:(w + 1) * args.cli_ops], root, pg.url, outcome, facts, cli_times))
+            w, cli_pairs[w * args.cli_ops:(w + 1) * args.cli_ops], root, pg.url, outcome, facts, cli_times,
+            cli_failures))
             for w in range(args.cli_writers)]
         start = time.perf_counter()
         for w in writers:
@@ -252,7 +260,8 @@ def main(argv: list[str] | None = None) -> None:
             "cli": {"commands": len(cli_times), "seconds": round(all_s, 1),
                     "by_kind": {k: {**summary([s for kk, _, s in cli_times if kk == k]),
                                     "exit": dict(Counter(str(c) for kk, c, _ in cli_times if kk == k))}
-                                for k in sorted({r[0] for r in cli_times})}},
+                                for k in sorted({r[0] for r in cli_times})},
+                    "failures": cli_failures},
             "server": {"exit": stopped, "log_failures": {m: server_log.count(m) for m in LOG_FAILURES}},
             "verify": verify(root, pg.url, outcome, facts),
         }
