@@ -17,6 +17,7 @@ from kbgraph.graph.neighbours import neighbours
 from kbgraph.graph.paths import path
 from kbgraph.graph.view import GraphView
 from kbgraph.ingest.pipeline import index_vault
+from kbgraph.migrate import without_run_times
 from kbgraph.portable import export_data
 from kbgraph.relations.records import entity_relations
 from kbgraph.search.engine import search
@@ -28,16 +29,6 @@ pytestmark = pytest.mark.postgres
 
 URL = os.environ.get("KBG_TEST_PG")
 VIEW = GraphView((), None, False, False)
-VOLATILE = {"exported_at", "created_at", "updated_at", "recorded_at", "superseded_at", "decided_at"}
-
-
-def _stable(value):
-    """value without the times a run writes (they differ between two indexing runs)."""
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_stable(v) for v in value]
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +53,7 @@ def both(tmp_path_factory):
 
 
 def test_the_export_is_the_same(both):
-    lite, pg = (_stable(export_data(ws.store, ws.config.vocabulary.symmetric_names())) for ws in both.values())
+    lite, pg = (without_run_times(export_data(ws.store, ws.config.vocabulary.symmetric_names())) for ws in both.values())
     for key in lite:
         assert pg[key] == lite[key], key
 
@@ -83,7 +74,7 @@ def test_relations_and_graph_answers_are_the_same(both):
         near = neighbours(ws.store, vocab, ben, 2, "both", VIEW, None, LOCAL)
         route = path(ws.store, vocab, find_entity(ws.store, "Sam Li"), find_entity(ws.store, "Kafka"), False, 6,
                      VIEW, LOCAL)
-        answers.append(_stable((relations, near, route)))
+        answers.append(without_run_times((relations, near, route)))
     assert answers[0] == answers[1]
 
 

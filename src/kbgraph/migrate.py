@@ -38,7 +38,7 @@ def migrate_to(ws: Workspace, url: str) -> dict:
                 target.add_token_row(row)
             counts = import_data(Workspace(ws.root, ws.config, target, ws.access), data)
             moved = export_data(target, symmetric)
-            different = [key for key in data if key not in _RUN_TIMES and _stable(data[key]) != _stable(moved.get(key))]
+            different = [key for key in data if key not in _RUN_TIMES and without_run_times(data[key]) != without_run_times(moved.get(key))]
             if different:
                 raise StoreError(f"the copy differs from the index in {', '.join(different)}; nothing was kept",
                                  hint="index the vault and migrate again")
@@ -60,9 +60,11 @@ def _copy_vectors(ws: Workspace, target) -> int:
     return copied
 
 
-def _stable(value):
+def without_run_times(value):
+    """value (an export or part of one) without the times a run writes: two runs over the same notes
+    differ only in them."""
     if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in _RUN_TIMES}
+        return {k: without_run_times(v) for k, v in value.items() if k not in _RUN_TIMES}
     if isinstance(value, list):
-        return [_stable(v) for v in value]
+        return [without_run_times(v) for v in value]
     return value
