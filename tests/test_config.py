@@ -25,7 +25,7 @@ def test_invalid_toml_is_a_clear_error(tmp_path):
     ({"index": {"ignroe": ["x"]}}, "unknown key [index] 'ignroe'; did you mean 'ignore'"),
     ({"indx": {}}, "unknown key 'indx'; did you mean 'index'"),
     ({"index": {"ignore": "drafts"}}, "index.ignore must be a list of strings"),
-    ({"index": {"max_file_mb": 0}}, "max_file_mb must be a positive number"),
+    ({"index": {"max_file_mb": 0}}, "max_file_mb must be a number above 0"),
     ({"index": {"chunk_chars": 10}}, "chunk_chars must be an integer"),
     ({"entities": {"references": {"sponsor": "alien"}}}, "is not an entity type"),
     ({"kinds": "people"}, "[kinds] must be a table"),

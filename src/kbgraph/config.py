@@ -329,7 +329,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         raise ConfigError(f"{source}: relations.create_pages must be true or false")
     entities = _table(raw, "entities", source)
     kinds = _table(raw, "kinds", source)
-    extra_types = _str_list(entities.get("types", []), "entities.types", source)
+    extra_types = [_type_name(t, source) for t in _str_list(entities.get("types", []), "entities.types", source)]
     entity_types = BUILTIN_ENTITY_TYPES + tuple(t for t in extra_types if t not in BUILTIN_ENTITY_TYPES)
     references = dict(DEFAULT_REFERENCES)
     for key, value in _table(entities, "references", source).items():
@@ -342,10 +342,14 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
     page_kinds = dict(DEFAULT_PAGE_KINDS)
     page_kinds.update({t: t for t in extra_types})
     folder_kinds = dict(DEFAULT_FOLDER_KINDS)
-    folder_kinds.update({str(k).lower(): str(v).strip().lower() for k, v in kinds.items()})
+    for folder, kind in kinds.items():
+        if not isinstance(kind, str) or not kind.strip():
+            raise ConfigError(f"{source}: kinds.{folder} must be a kind's name, as \"meeting\", got {kind!r}")
+        folder_kinds[str(folder).lower()] = kind.strip().lower()
     max_mb = index.get("max_file_mb", 10)
-    if not isinstance(max_mb, (int, float)) or max_mb <= 0:
-        raise ConfigError(f"{source}: index.max_file_mb must be a positive number, got {max_mb!r}")
+    if not _finite(max_mb) or max_mb <= 0 or max_mb > MAX_FILE_MB:
+        raise ConfigError(f"{source}: index.max_file_mb must be a number above 0 and at most {MAX_FILE_MB}, "
+                          f"got {max_mb!r}")
     chunk_chars = index.get("chunk_chars", 1500)
     if not isinstance(chunk_chars, int) or chunk_chars < 200:
         raise ConfigError(f"{source}: index.chunk_chars must be an integer ≥ 200, got {chunk_chars!r}")
@@ -556,7 +560,7 @@ def _llm(raw: object, source: str) -> LlmConfig | None:
     if not isinstance(model, str) or not model:
         raise ConfigError(f"{where}: model must be a model name")
     timeout = raw.get("timeout", 30)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+    if not _finite(timeout) or timeout <= 0:
         raise ConfigError(f"{where}: timeout must be a positive number of seconds")
     key_env = raw.get("api_key_env")
     if key_env is not None and not isinstance(key_env, str):
@@ -567,7 +571,7 @@ def _llm(raw: object, source: str) -> LlmConfig | None:
 def _resolve(table: dict, source: str) -> ResolveConfig:
     auto, ask = table.get("auto", 0.90), table.get("ask", 0.55)
     for key, value in (("auto", auto), ("ask", ask)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        if not _finite(value) or not 0 < value <= 1:
             raise ConfigError(f"{source}: resolve.{key} must be a probability above 0 and at most 1, got {value!r}")
     if not ask < auto:
         raise ConfigError(f"{source}: resolve.ask ({ask}) must be below resolve.auto ({auto})")
@@ -589,17 +593,17 @@ def _search(table: dict, source: str) -> SearchConfig:
     if not isinstance(raw_weights, dict) or set(raw_weights) - set(weights):
         raise ConfigError(f"{where} weights takes {', '.join(weights)} (numbers ≥ 0)")
     for key, value in raw_weights.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        if not _finite(value) or value < 0:
             raise ConfigError(f"{where} weights.{key} must be a number ≥ 0, got {value!r}")
         weights[key] = float(value)
     decay = table.get("hop_decay", [1.0, 0.7, 0.4])
     if (not isinstance(decay, list) or len(decay) != 3
-            or not all(isinstance(d, (int, float)) and not isinstance(d, bool) and 0 <= d <= 1 for d in decay)):
+            or not all(_finite(d) and 0 <= d <= 1 for d in decay)):
         raise ConfigError(f"{where} hop_decay must be three numbers from 0 to 1 (mentioned, one hop, two hops)")
     numbers = {}
     for key, default in (("tier_boost", 0.05), ("recency_half_life_days", 0.0), ("min_similarity", 0.2)):
         value = table.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        if not _finite(value) or value < 0:
             raise ConfigError(f"{where} {key} must be a number ≥ 0, got {value!r}")
         numbers[key] = float(value)
     document_vectors = table.get("document_vectors", SearchConfig.document_vectors)
@@ -608,6 +612,30 @@ def _search(table: dict, source: str) -> SearchConfig:
                           f" got {document_vectors!r}")
     return SearchConfig(embedder, rrf_k, tuple(weights.items()), tuple(float(d) for d in decay), **numbers,
                         document_vectors=document_vectors)
+
+
+MAX_FILE_MB = 1_000_000  # a terabyte: any larger number is a typo, and infinity cannot size a read
+
+
+def _finite(value: object) -> bool:
+    """A TOML number that arithmetic can use: not a bool (a Python int), not inf or nan (TOML allows both)."""
+    import math
+
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+_TYPE_NAME = r"[a-z][a-z0-9_-]{0,39}"
+
+
+def _type_name(name: str, source: str) -> str:
+    """An entity type names a folder of pages (people/, a custom type's own), so it must be one plain word:
+    a `../` in it would place pages outside the vault."""
+    import re
+
+    if not re.fullmatch(_TYPE_NAME, name):
+        raise ConfigError(f"{source}: entities.types: {name!r} is not a type name; use lowercase letters, digits,"
+                          " '-' or '_', starting with a letter (as \"customer\")")
+    return name
 
 
 def _count(table: dict, key: str, default: int, source: str) -> int:
@@ -626,7 +654,9 @@ def _page_rules(raw: object, entity_types, source: str) -> list[PageRule]:
         if unknown or not isinstance(rule.get("when"), str) or rule.get("type") not in entity_types:
             raise ConfigError(f"{source}: each [[entities.pages]] needs when = \"frontmatter key\" and a known "
                               f"type ({', '.join(entity_types)}); unknown keys: {', '.join(sorted(unknown)) or 'none'}")
-        rules.append(PageRule(rule["when"], rule["type"], str(rule.get("name", "{title}")),
+        if not isinstance(rule.get("name", ""), str):
+            raise ConfigError(f"{source}: [[entities.pages]] name must be a template string, as \"{{title}}\"")
+        rules.append(PageRule(rule["when"], rule["type"], rule.get("name", "{title}"),
                               tuple(_str_list(rule.get("aliases", []), "entities.pages.aliases", source))))
     return rules
 
@@ -648,6 +678,9 @@ def _frontmatter_relation(key: str, spec: object, entity_types, vocabulary, sour
         raise ConfigError(f"{where}: entity must be one of {', '.join(entity_types)}")
     if spec.get("direction", "from-page") not in ("from-page", "to-page"):
         raise ConfigError(f"{where}: direction must be from-page or to-page")
+    for text_key in ("pattern", "strip", "name"):
+        if text_key in spec and not isinstance(spec[text_key], str):
+            raise ConfigError(f"{where}: {text_key} must be a string, got {spec[text_key]!r}")
     pattern = spec.get("pattern")
     if pattern is not None:
         import re
