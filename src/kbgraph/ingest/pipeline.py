@@ -649,7 +649,7 @@ def index_vault(
     own_store = store is None
     store = store or open_store(root)
     try:
-        with _index_lock(root, lock_wait):
+        with index_lock(root, lock_wait):
             config_changed = only is None and not full and _config_changed(store, config)
             run = IndexRun(root=root, config=config, store=store, full=full or config_changed, only=only,
                            progress=progress or (lambda *a: None))
@@ -706,7 +706,7 @@ def reread_after_write(ws: Workspace, paths: set[str]) -> bool:
 WRITE_REREAD_WAIT = 30.0
 
 
-def _index_lock(root: Path, wait: float = 0.0):
+def index_lock(root: Path, wait: float = 0.0):
     """An exclusive lock on <vault>/.kbgraph/index.lock for the length of a run."""
     from ..locks import exclusive
 
