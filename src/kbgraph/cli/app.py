@@ -33,6 +33,8 @@ for _group in entity_cmd.typed_groups():
 cli.add_command(portable_cmd.export)
 cli.add_command(portable_cmd.import_)
 cli.add_command(portable_cmd.migrate_to)
+cli.add_command(portable_cmd.backup)
+cli.add_command(portable_cmd.restore)
 cli.add_command(model_cmd.model)
 cli.add_command(resolve_cmd.resolve)
 cli.add_command(graph_cmd.graph)

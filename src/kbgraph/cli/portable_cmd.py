@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import click
 
-from .common import json_option, open_workspace, vault_option
+from .common import db_url, json_option, open_workspace, vault_option
 
 
 @click.command()
@@ -91,3 +91,46 @@ def migrate_to(url, vault, as_json) -> None:
         return
     print(f"migrated {result['documents']} notes, {result['relations']} asserted relations, {result['vectors']} "
           f"vectors and {result['tokens']} tokens to {result['target']} (verified: the export matches)")
+
+
+@click.command()
+@click.argument("path")
+@vault_option
+@json_option
+def backup(path, vault, as_json) -> None:
+    """Copy the index to PATH (a new file, or a folder for a dated one): a consistent snapshot, safe while
+    other commands write, checked before it is named. The notes are yours to back up; the index holds
+    what they do not (relations, merges and answers you asserted, vectors, tokens). `kbg restore PATH`."""
+    from ..backup import backup_index
+
+    with open_workspace(vault) as ws:
+        report = backup_index(ws, path)
+    _print_backup(report, "backed up", as_json)
+
+
+@click.command()
+@click.argument("path")
+@vault_option
+@json_option
+def restore(path, vault, as_json) -> None:
+    """Replace the vault's index with the backup at PATH, written by `kbg backup`. The backup is checked
+    first (a damaged or foreign file changes nothing); indexing and writes wait while it is copied in."""
+    import os
+
+    from ..backup import restore_index
+    from ..ingest.vault import find_vault
+
+    root = find_vault(explicit=vault or os.environ.get("KBG_VAULT") or None)
+    _print_backup(restore_index(root, path, db=db_url()), "restored", as_json)
+
+
+def _print_backup(report, verb: str, as_json: bool) -> None:
+    if as_json:
+        from ..model import as_dict
+        from .output import print_json
+
+        print_json(as_dict(report))
+        return
+    print(f"{verb} {report.documents} notes, {report.entities} entities and {report.relations} relations "
+          f"({report.bytes / 1024 / 1024:.1f} MB, integrity checked) {'to' if verb == 'backed up' else 'from'} "
+          f"{report.path} in {report.seconds:.2f}s")

@@ -6,6 +6,7 @@ full text lives in tsvector columns, not in FTS5 tables."""
 
 from __future__ import annotations
 
+from ...errors import InvalidInput
 from ...model import ParsedDocument
 from ..sqlite.store import doc_fts_text
 from .connection import PgConnection
@@ -76,6 +77,21 @@ class PgCoreQueries:
             self.db.execute("SELECT gin_clean_pending_list(?::regclass)", (index,))
         self.db.execute("ANALYZE documents, chunks")
 
+    def backup_to(self, path: str) -> None:
+        raise _server_backup(self)
+
+    def restore_from(self, path: str) -> None:
+        raise _server_backup(self)
+
+    def integrity_problems(self) -> list[str]:
+        return []  # the server checks its own pages (checksums, WAL); there is no file here to check
+
     def size_on_disk(self) -> int:
         """Bytes the database takes on the server (its tables, indexes and their free space)."""
         return int(self.db.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+
+
+def _server_backup(store) -> InvalidInput:
+    """A team index is the server's to back up: its own tools do it online and consistently."""
+    return InvalidInput(f"the index is in PostgreSQL ({store.path}): back it up with the server's tools",
+                        param="db", hint="pg_dump -Fc DATABASE > kbgraph.dump, and pg_restore to restore")

@@ -25,6 +25,7 @@ from .resolution import ResolutionQueries
 from .search import SearchQueries
 from .tokens import TokenQueries
 from .transfer import TransferQueries
+from .backup import BackupQueries
 from .vectors import VectorQueries
 
 INDEX_DIR = ".kbgraph"
@@ -1015,7 +1016,7 @@ class CoreQueries:
         }
 
 
-class SqliteStore(CoreQueries, GovernanceQueries, TransferQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
+class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries, ResolutionQueries, VectorQueries, SearchQueries, DocGraphQueries, GraphQueries, ConflictQueries,
                   MemoryQueries, TokenQueries):
     """One index, safe to share between threads: each thread gets its own connection (opened on first
     use, with the same pragmas), so a transaction belongs to one thread's unit of work and nests only
