@@ -97,13 +97,13 @@ def test_a_write_while_another_process_writes_is_busy_and_changes_nothing(vault,
 
 
 def test_a_write_while_kbg_index_runs_waits_for_it_and_is_kept(vault):
-    from kbgraph.ingest.pipeline import _index_lock
+    from kbgraph.ingest.pipeline import index_lock
 
     ws, client = _client(vault)
     held = threading.Event()
 
     def index_running():
-        with _index_lock(vault):
+        with index_lock(vault):
             held.set()
             time.sleep(0.6)
 

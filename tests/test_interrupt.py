@@ -128,10 +128,10 @@ def test_kill_9_mid_run_then_rerun_completes(tmp_path):
 
 def test_a_second_index_run_on_the_same_vault_is_refused(tmp_path):
     from kbgraph.errors import IndexLocked
-    from kbgraph.ingest.pipeline import _index_lock
+    from kbgraph.ingest.pipeline import index_lock
 
     root = tmp_path / "vault"
     _write_vault(root, 1)
-    with _index_lock(root):
+    with index_lock(root):
         with pytest.raises(IndexLocked, match="another process is indexing this vault; wait"):
             index_vault(root)

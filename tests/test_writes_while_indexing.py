@@ -11,7 +11,7 @@ import pytest
 
 from kbgraph.context.facts import add_fact, list_facts
 from kbgraph.ingest import pipeline
-from kbgraph.ingest.pipeline import _index_lock, index_vault
+from kbgraph.ingest.pipeline import index_lock, index_vault
 from kbgraph.relations.edits import relate, unrelate
 from kbgraph.relations.records import entity_relations
 from kbgraph.entities.lookup import find_entity
@@ -25,7 +25,7 @@ def busy_index(indexed_vault, monkeypatch):
     held, done = threading.Event(), threading.Event()
 
     def other_index():
-        with _index_lock(indexed_vault):
+        with index_lock(indexed_vault):
             held.set()
             done.wait(1.5)
 

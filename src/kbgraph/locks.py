@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Iterator
 def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
     """Hold an exclusive lock on path, waiting up to `wait` seconds; raise `busy` if it stays taken."""
     path.parent.mkdir(exist_ok=True)
-    with open(path, "a+") as handle:
+    with open(path, "a+") as handle, _held(handle.fileno()):
         deadline = time.monotonic() + wait
         while True:
             try:
@@ -27,3 +28,31 @@ def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# A flock belongs to the open file, which a forked child shares: a worker process forked while a lock is
+# held would keep it after its parent was killed, and every later run would be refused. Each forked
+# child points its copies of held lock descriptors at /dev/null, so only the process that locked holds.
+_HELD: set[int] = set()
+
+
+@contextmanager
+def _held(fd: int) -> Iterator[None]:
+    _HELD.add(fd)
+    try:
+        yield
+    finally:
+        _HELD.discard(fd)
+
+
+def _drop_inherited_locks() -> None:
+    if not _HELD:
+        return
+    null = os.open(os.devnull, os.O_RDONLY)
+    for fd in _HELD:
+        os.dup2(null, fd)
+    os.close(null)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_drop_inherited_locks)

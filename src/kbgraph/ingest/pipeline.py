@@ -406,7 +406,10 @@ def _parallel_map(fn, items, total: int):
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    pool = ProcessPoolExecutor(workers, mp_context=get_context("fork"))
+    from .workers import worker_init
+
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("fork"), initializer=worker_init,
+                               initargs=(os.getpid(),))
     try:
         yield from pool.map(fn, items, chunksize=16)
     finally:
