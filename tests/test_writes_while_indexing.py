@@ -67,3 +67,30 @@ def test_the_next_index_reads_them_back_once(busy_index):
     with Workspace.open(str(vault)) as ws:
         assert _mentors(ws) == ["Chen Wei"]
         assert [f.text for f in list_facts(ws.store, ws.access, "Sam Li")].count("sailing") == 1
+
+
+def test_a_write_that_waits_for_the_lock_says_what_it_waits_for(indexed_vault):
+    """Writers queue: a relate that meets another process's write waits, tells the person why, then
+    completes (it used to fail or wait in silence)."""
+    import threading
+    import time
+
+    from kbgraph.pages.files import write_lock
+
+    from .conftest import run_kbg
+
+    held = threading.Event()
+
+    def hold() -> None:
+        with write_lock(indexed_vault):
+            held.set()
+            time.sleep(1.6)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    result = run_kbg("entity", "relate", "Ana Lima", "--type", "works-with", "--target", "Chen Wei",
+                     "--vault", str(indexed_vault))
+    thread.join()
+    assert result.returncode == 0, result.stderr
+    assert "waiting: another kbgraph process is writing to this vault (up to 30 s)" in result.stderr

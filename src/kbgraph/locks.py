@@ -10,12 +10,30 @@ from pathlib import Path
 from typing import Iterator
 
 
+NOTICE_AFTER = 1.0  # seconds of waiting before the person waiting is told what for
+
+
+def _silent(message: str) -> None:
+    pass
+
+
+_notice = _silent
+
+
+def on_wait(notice) -> None:
+    """Where to say that a lock is being waited for (an interface sets this once: the CLI prints to
+    stderr); a library caller that sets nothing waits silently."""
+    global _notice
+    _notice = notice
+
+
 @contextmanager
 def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
     """Hold an exclusive lock on path, waiting up to `wait` seconds; raise `busy` if it stays taken."""
     path.parent.mkdir(exist_ok=True)
     with open(path, "a+") as handle, _held(handle.fileno()):
         deadline = time.monotonic() + wait
+        told = False
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -23,6 +41,10 @@ def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise busy from None
+                if not told and wait - (deadline - time.monotonic()) >= NOTICE_AFTER:
+                    told = True
+                    holder = str(busy).split(";")[0]  # the busy message's first clause names who holds it
+                    _notice(f"waiting: {holder} (up to {wait:.0f} s)")
                 time.sleep(0.02)
         try:
             yield

@@ -56,7 +56,9 @@ def main() -> None:
     """Run the CLI; kbgraph errors become a one-line message (in the CLI's words: flags and commands)
     and a non-zero exit, never a traceback."""
     from ..errors import Ambiguous, KbgError
+    from ..locks import on_wait
 
+    on_wait(lambda message: sys.stderr.write(f"{cli_words(message)}\n"))
     try:
         cli.main(prog_name="kbg")
     except Ambiguous as exc:
