@@ -10,6 +10,9 @@ from .wording import cli_words
 
 EXIT_FILE_ERRORS = 3
 PROGRESS_MIN_FILES = 200
+# A second `kbg index` (or one meeting a write's re-read) waits its turn, saying so, instead of failing:
+# bounded by what a full index of a large vault takes.
+INDEX_LOCK_WAIT = 600.0
 
 
 @click.command()
@@ -52,9 +55,10 @@ def index(ctx: click.Context, full: bool, vault: str | None, as_json: bool, quie
         try:
             if show_progress:
                 with _ProgressBar() as bar:
-                    report = index_vault(ws.root, full=full, progress=bar.update, store=ws.store)
+                    report = index_vault(ws.root, full=full, progress=bar.update, store=ws.store,
+                                         lock_wait=INDEX_LOCK_WAIT)
             else:
-                report = index_vault(ws.root, full=full, store=ws.store)
+                report = index_vault(ws.root, full=full, store=ws.store, lock_wait=INDEX_LOCK_WAIT)
         except KeyboardInterrupt:
             sys.stderr.write("interrupted: the index is consistent; run `kbg index` again to finish\n")
             raise SystemExit(130) from None

@@ -96,7 +96,7 @@ def test_each_crash_the_tester_found_is_now_a_config_error(raw, message):
 
 
 def test_the_cli_says_one_line_for_an_infinite_file_size(tmp_path):
-    from .conftest import run_kbg
+    from ..conftest import run_kbg
 
     (tmp_path / "kbgraph.toml").write_text("[index]\nmax_file_mb = inf\n")
     (tmp_path / "a.md").write_text("# a\n")
