@@ -1106,10 +1106,15 @@ class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries
         db.execute("BEGIN IMMEDIATE")
         try:
             yield
-        except BaseException:
-            db.execute("ROLLBACK")
+            db.execute("COMMIT")
+        except BaseException as exc:
+            if db.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+                db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise StoreError(f"the disk holding the index is full ({self.path}): this step was not saved, "
+                                 "what was saved before it is intact",
+                                 hint="free some space, then run the command again to finish") from exc
             raise
-        db.execute("COMMIT")
 
 
 def doc_fts_text(db, doc_id: int) -> tuple[str, str] | None:
