@@ -14,7 +14,7 @@ With `entity=`, only documents that mention the entity (or, expanded, a related 
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from ..access import LOCAL, Access
 from ..config import Config, config_from_dict
@@ -29,6 +29,9 @@ from .keyword import Ranked, bm25_ranking, section_bm25_ranking
 from .passages import widen as widen_hits
 from .query import parse_query
 from .vectors import candidates_for, missing_note, nearest_documents, nearest_sections, prepare_vectors
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 MODES = ("hybrid", "bm25", "vector")
 UNITS = ("document", "passage")
@@ -139,6 +142,8 @@ def _worker() -> ThreadPoolExecutor:
     so the query's embedding and the vector scan overlap the keyword query on a second core."""
     global _POOL
     if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor  # only a search with vectors starts the thread
+
         _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kbg-vectors")
     return _POOL
 

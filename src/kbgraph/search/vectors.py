@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 from ..access import Access
-from ..embed.base import Embedder
-from ..embed.centroids import group_by_document
 from ..store.base import DocFilter, Store
 from .keyword import Ranked
+
+if TYPE_CHECKING:  # numpy and the embedders load in the functions that score: a text-only search never needs them
+    import numpy as np
+
+    from ..embed.base import Embedder
 
 _EMBEDDERS: dict[str, object] = {}
 
@@ -54,6 +55,8 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     model = f"{embedder.name}@{embedder.version}"
     if model != stored_model:
         return None, f"the vectors were made by {stored_model}, not {model}: run `kbg index` to re-embed"
+    import numpy as np
+
     if store.has_vector_index():
         none = np.zeros(0, dtype=np.int64)
         return VectorSearch(embedder, none, none, np.zeros((0, 0), dtype=np.float32), store.chunks_missing_vectors(),
@@ -77,6 +80,10 @@ def nearest_documents(prepared: VectorSearch, query: str, wanted: int, min_simil
     - "auto" (the default): centroid for a query of more than PARAGRAPH_WORDS words (a pasted
       paragraph is about a whole note: on the KEP links centroid finds more), both for a question
       (on conversations and the sample vault's questions both finds more; bench/RESULTS.md §16)."""
+    import numpy as np
+
+    from ..embed.centroids import group_by_document
+
     if by == "auto":
         by = "centroid" if len(query.split()) > PARAGRAPH_WORDS else "both"
     query_vector = _embed_query(prepared, query)
@@ -121,12 +128,16 @@ def _rows(prepared: VectorSearch, query_vector: np.ndarray, sections: int,
 
 
 def _embed_query(prepared: VectorSearch, query: str) -> np.ndarray:
+    import numpy as np
+
     return np.asarray(prepared.embedder.embed([query])[0], dtype=np.float32)
 
 
 def _top(scores: np.ndarray, wanted: int, min_similarity: float) -> np.ndarray:
     """Indices of the `wanted` best scores, best first (ties by index), none below min_similarity:
     nearest is not near, a query about nothing finds nothing."""
+    import numpy as np
+
     take = min(len(scores), wanted)
     if take <= 0:
         return np.zeros(0, dtype=np.int64)
@@ -164,6 +175,8 @@ def _by_document(docs: np.ndarray, matrix: np.ndarray) -> tuple:
     """(row order grouped by document, document ids, group bounds, unit centroids), computed once
     per cached matrix: the store replaces the matrix, never changes it, when vectors change. Held
     with the matrix itself, so a new matrix can never be taken for the old one."""
+    from ..embed.centroids import group_by_document
+
     held = _GROUPED[0] if _GROUPED else None  # read once: another thread may replace it meanwhile
     if held is not None and held[0] is matrix:
         return held[1]

@@ -11,10 +11,11 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ...access import Access
 from ..base import DocFilter
+
+if TYPE_CHECKING:  # imported by the methods that build arrays: opening a store for text never loads numpy
+    import numpy as np
 
 
 class VectorQueries:
@@ -90,6 +91,8 @@ class VectorQueries:
         is never taken before the filter. The whole matrix is cached by this store until vectors
         change (chunks change only with their vectors: a new chunk has none yet); a filtered read
         selects its rows from it."""
+        import numpy as np
+
         ids, docs, matrix = self._whole_matrix()
         if access.sees_everything and flt == DocFilter():
             return ids, docs, matrix
@@ -112,6 +115,8 @@ class VectorQueries:
         the `sections` chunks nearest it and, when documents > 0, every chunk of their documents and of
         the `documents` documents whose centroids (the normalised mean of their chunks) are nearest.
         The top-k is taken among the rows the access may read and the filter passes, never before."""
+        import numpy as np
+
         ids, docs, matrix = self.vector_matrix(access, flt)
         if not len(ids):
             return ids, docs, matrix
@@ -131,6 +136,8 @@ class VectorQueries:
     def _whole_matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every chunk vector, cached per store, not per file name: an index rebuilt at the same path
         starts its version count again."""
+        import numpy as np
+
         version = self.get_meta("vectors_version") or "0"
         cached = self._matrix
         if cached is not None and cached[0] == version:
@@ -151,6 +158,8 @@ class VectorQueries:
 
 def _best(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k highest scores, in no order."""
+    import numpy as np
+
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     return np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))

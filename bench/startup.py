@@ -1,0 +1,143 @@
+"""CLI start-up: wall time of short `kbg` commands, this tree against a baseline commit, in one run.
+
+Why this shape:
+- A text-only `kbg search` or a listing command is mostly start-up: imports, opening SQLite,
+  one query. What it imports is the cost, so each command is also run once under
+  `python -X importtime` and the heavy modules it loaded (numpy, the embedder, ...) are listed.
+- The baseline is another commit's src/ (`git archive REV src`), run by the same interpreter with
+  PYTHONPATH pointing at it, so the two differ in kbgraph's code only. Runs alternate between the
+  two trees, so the shared machine's load falls on both alike; the median is reported.
+- Each tree indexes its own copy of examples/vault with KBG_EMBEDDER=none (an index without
+  vectors: a text-only search in the default mode is then what a user without the model runs), so
+  a schema change between the trees cannot matter.
+
+Usage:
+    .venv/bin/python bench/startup.py --baseline 9b80e45          # before/after, 21 runs each
+    .venv/bin/python bench/startup.py --runs 11 --json            # this tree only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "examples" / "vault"
+HEAVY = ("numpy", "onnxruntime", "tokenizers", "rapidfuzz", "jellyfish", "yaml", "kbgraph.embed", "rich")
+COMMANDS = {
+    "search --mode bm25": ["search", "token rotation", "--mode", "bm25"],
+    "search (no vectors)": ["search", "token rotation"],
+    "search --json": ["search", "token rotation", "--mode", "bm25", "--json"],
+    "entity list": ["entity", "list"],
+    "index status": ["index", "status"],
+    "--help": ["--help"],
+}
+
+
+def baseline_tree(rev: str, into: Path) -> Path:
+    """src/ of commit rev, unpacked under into."""
+    archive = into / "src.tar"
+    with open(archive, "wb") as handle:
+        subprocess.run(["git", "archive", rev, "src"], cwd=REPO, stdout=handle, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def indexed_copy(src: Path, into: Path) -> Path:
+    vault = into / "vault"
+    shutil.copytree(SAMPLE, vault, ignore=shutil.ignore_patterns(".kbgraph"))
+    done = subprocess.run(kbg(["index", "--quiet"]), cwd=vault, env=environment(src, "none"),
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"indexing with {src} failed: {done.stderr}")
+    return vault
+
+
+def kbg(args: list[str], *flags: str) -> list[str]:
+    return [sys.executable, *flags, "-m", "kbgraph.cli.app", *args]
+
+
+def environment(src: Path, embedder: str | None = None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(src), "COLUMNS": "120"}
+    env.pop("KBG_VAULT", None)
+    env.pop("KBG_EMBEDDER", None)
+    if embedder:
+        env["KBG_EMBEDDER"] = embedder
+    return env
+
+
+def wall(args: list[str], src: Path, vault: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(kbg(args), cwd=vault, env=environment(src), capture_output=True)
+    took = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"kbg {' '.join(args)} failed: {done.stderr.decode()}")
+    return took
+
+
+def heavy_imports(args: list[str], src: Path, vault: Path) -> list[str]:
+    """The heavy top-level packages the command imported (from -X importtime)."""
+    done = subprocess.run(kbg(args, "-X", "importtime"), cwd=vault, env=environment(src), capture_output=True,
+                          text=True)
+    names = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return [h for h in HEAVY if h in names]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", metavar="REV", help="a commit to compare with (its src/)")
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="kbg-startup-") as tmp:
+        trees = {"this tree": REPO / "src"}
+        if options.baseline:
+            (Path(tmp) / "base").mkdir()
+            trees = {f"baseline {options.baseline}": baseline_tree(options.baseline, Path(tmp) / "base"), **trees}
+        vaults = {}
+        for i, (name, src) in enumerate(trees.items()):
+            (Path(tmp) / f"v{i}").mkdir()
+            vaults[name] = indexed_copy(src, Path(tmp) / f"v{i}")
+        for name, src in trees.items():  # a first run of each writes its .pyc files
+            wall(["--help"], src, vaults[name])
+        times: dict[str, dict[str, list[float]]] = {n: {c: [] for c in COMMANDS} for n in trees}
+        for _ in range(options.runs):
+            for command, args in COMMANDS.items():
+                for name, src in trees.items():
+                    times[name][command].append(wall(args, src, vaults[name]))
+        report = {
+            "runs": options.runs,
+            "python": sys.version.split()[0],
+            "trees": {name: {command: {"median_s": round(statistics.median(values), 4),
+                                       "heavy": heavy_imports(COMMANDS[command], src, vaults[name])}
+                             for command, values in times[name].items()}
+                      for name, src in trees.items()},
+        }
+    if options.json:
+        print(json.dumps(report, indent=2))
+        return
+    names = list(trees)
+    print(f"median wall of {options.runs} runs each, interleaved ({report['python']})")
+    print(f"{'command':22}" + "".join(f"{n:>24}" for n in names) + ("   ratio" if len(names) == 2 else ""))
+    for command in COMMANDS:
+        medians = [report["trees"][n][command]["median_s"] for n in names]
+        ratio = f"   {medians[1] / medians[0]:.2f}" if len(names) == 2 else ""
+        print(f"{command:22}" + "".join(f"{m:>23.3f}s" for m in medians) + ratio)
+    for name in names:
+        print(f"\nheavy modules imported, {name}:")
+        for command in COMMANDS:
+            print(f"  {command:22} {', '.join(report['trees'][name][command]['heavy']) or '-'}")
+
+
+if __name__ == "__main__":
+    main()

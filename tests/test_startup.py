@@ -1,0 +1,99 @@
+"""Start-up: a text-only search and the listing commands never import numpy, the embedder or the
+model's tokenizer (issue 16: a text-only `kbg search` spent ~110 ms importing numpy it never used).
+
+Each command runs in a fresh interpreter (a module once imported stays in sys.modules, so in-process
+runs would prove nothing), through the entry point, and reports which heavy modules it loaded. A
+hybrid search over an index with vectors is the control: it must load numpy, so the probe sees it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import copy_indexed, run_kbg
+
+HEAVY = ("numpy", "onnxruntime", "tokenizers", "rapidfuzz", "jellyfish", "yaml", "concurrent.futures",
+         "kbgraph.embed")
+# A machine-readable output draws nothing: Rich stays unloaded too.
+DRAWING = ("rich",)
+
+PROBE = """
+import json, sys
+from kbgraph.cli.app import main
+sys.argv = ["kbg", *sys.argv[2:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+with open(OUT, "w") as handle:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, handle)
+"""
+
+
+def loaded(vault: Path, tmp_path: Path, *args: str, embedder: str = "fake") -> set[str]:
+    """The modules `kbg ARGS` imported, run in a fresh interpreter inside vault."""
+    out = tmp_path / "modules.json"
+    env = {**os.environ, "KBG_EMBEDDER": embedder, "COLUMNS": "120"}
+    env.pop("KBG_VAULT", None)
+    code = PROBE.replace("OUT", repr(str(out)))
+    done = subprocess.run([sys.executable, "-c", code, "probe", *args], cwd=vault, env=env, capture_output=True,
+                          text=True, timeout=60)
+    report = json.loads(out.read_text())
+    assert report["code"] in (0, None), done.stderr
+    return set(report["modules"])
+
+
+def heavy(modules: set[str], names: tuple[str, ...] = HEAVY) -> list[str]:
+    return sorted(name for name in names if name in modules)
+
+
+@pytest.fixture(scope="module")
+def text_only_sample(tmp_path_factory) -> Path:
+    """The sample vault indexed without vectors ([search] embedder "none"): what a user without the
+    model has, and where a default-mode search is text and graph only."""
+    source = Path(__file__).resolve().parents[1] / "examples" / "vault"
+    root = copy_indexed(source, tmp_path_factory.mktemp("text-only") / "vault")
+    result = run_kbg("index", "--vault", str(root), "--json", env={"KBG_EMBEDDER": "none"})
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+def test_a_bm25_search_imports_no_numpy_even_when_the_index_has_vectors(shared_sample, tmp_path):
+    assert heavy(loaded(shared_sample, tmp_path, "search", "token rotation", "--mode", "bm25")) == []
+
+
+def test_a_default_search_on_an_index_without_vectors_imports_no_numpy(text_only_sample, tmp_path):
+    modules = loaded(text_only_sample, tmp_path, "search", "token rotation", embedder="minilm")
+    assert heavy(modules) == []
+
+
+def test_json_output_draws_nothing(shared_sample, tmp_path):
+    modules = loaded(shared_sample, tmp_path, "search", "token rotation", "--mode", "bm25", "--json")
+    assert heavy(modules, HEAVY + DRAWING) == []
+
+
+@pytest.mark.parametrize("args", [
+    ("--help",),
+    ("search", "--help"),
+    ("entity", "list"),
+    ("entity", "list", "--json"),
+    ("entity", "suggestions"),
+    ("index", "status"),
+    ("list",),
+])
+def test_listing_commands_import_no_numpy(shared_sample, tmp_path, args):
+    assert heavy(loaded(shared_sample, tmp_path, *args)) == []
+
+
+def test_the_probe_sees_numpy_when_a_search_uses_vectors(shared_sample, tmp_path):
+    """The control: a hybrid search over vectors loads numpy and the embedder, and the probe says so."""
+    modules = loaded(shared_sample, tmp_path, "search", "token rotation", "--json")
+    assert {"numpy", "kbgraph.embed"} <= modules
