@@ -42,7 +42,8 @@ def _context(command, path: str, parent=None):
     import click
 
     settings = {**getattr(parent, "_settings", {}), **command.context_settings}
-    ctx = click.Context(command, info_name=path, parent=parent, terminal_width=WIDTH, max_content_width=WIDTH,
+    # info_name is the command's own name: click prefixes the parents' names to make the usage line.
+    ctx = click.Context(command, info_name=path.rsplit(" ", 1)[-1], parent=parent, terminal_width=WIDTH, max_content_width=WIDTH,
                         **settings)
     ctx._settings = settings  # inherited by subcommands, as in a real run
     return ctx
