@@ -26,7 +26,8 @@ Every `kbg` command with its `--help` text. This file is generated from the CLI 
 
 Every command that reads the index takes `--vault PATH` (or the `KBG_VAULT` environment variable;
 without either, the vault is the nearest folder at or above the current one that holds a
-`kbgraph.toml` or a `.kbgraph/` folder) and `--json`. List-like commands also take
+`kbgraph.toml` or a `.kbgraph/` folder) and `--json`. `--vault` and `--db` may also come before the
+command (`kbg --vault ~/notes search kafka`); one given after it wins. List-like commands also take
 `--format table|json|jsonl|csv` and `--fields a,b,c`. The JSON shapes, error output and exit
 codes are in [json.md](json.md); what gets indexed is in [note-format.md](note-format.md).
 """

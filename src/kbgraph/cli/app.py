@@ -11,11 +11,13 @@ from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index
                resolve_cmd, suggestions_cmd)
 from . import capture_cmd, mcp_cmd, memory_cmd, recall_cmd
 from . import serve_cmd, token_cmd
+from .common import root_options
 from .wording import cli_words
 
 
 @click.group(name="kbg", context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kbgraph", prog_name="kbg")
+@root_options
 def cli() -> None:
     """kbgraph: a local-first knowledge graph for your markdown notes."""
 

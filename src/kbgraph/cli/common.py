@@ -7,23 +7,49 @@ command at start-up (~125 ms), which alone broke the 0.15 s budget for `kbg sear
 from __future__ import annotations
 
 import click
+from click.core import ParameterSource
+
+
+VAULT_HELP = "Vault folder (default: the nearest vault up from the current folder)."
+DB_HELP = "The index in a PostgreSQL database (postgresql://user@host/db) instead of <vault>/.kbgraph."
 
 
 def vault_option(fn):
     """--vault, and --db: the store that vault's index lives in, when not its own SQLite file (a team's
-    PostgreSQL). --db is kept for open_workspace rather than passed to every command."""
-    fn = click.option(
-        "--db", envvar="KBG_DB", default=None, metavar="URL", expose_value=False, callback=_remember_db,
-        help="The index in a PostgreSQL database (postgresql://user@host/db) instead of <vault>/.kbgraph.",
-    )(fn)
-    return click.option(
-        "--vault", envvar="KBG_VAULT", default=None, metavar="PATH",
-        help="Vault folder (default: the nearest vault up from the current folder).",
-    )(fn)
+    PostgreSQL). --db is kept for open_workspace rather than passed to every command.
+
+    Either may also come before the command (`kbg --vault X search ...`, see root_options): the
+    value nearest the command on its line wins, then KBG_VAULT / KBG_DB."""
+    fn = click.option("--db", envvar="KBG_DB", default=None, metavar="URL", expose_value=False,
+                      callback=_remember_db, help=DB_HELP)(fn)
+    return click.option("--vault", envvar="KBG_VAULT", default=None, metavar="PATH", callback=_vault_value,
+                        help=VAULT_HELP)(fn)
 
 
-def _remember_db(ctx: click.Context, _param, value: str | None) -> None:
-    if value:
+def root_options(fn):
+    """--vault and --db on `kbg` itself, kept in ctx.meta (which every subcommand's context shares)
+    for the command's own options to fall back on. No envvar here: the command reads those itself."""
+    fn = click.option("--db", default=None, metavar="URL", expose_value=False, callback=_remember_db,
+                      help=DB_HELP)(fn)
+    return click.option("--vault", default=None, metavar="PATH", expose_value=False, callback=_vault_value,
+                        help=VAULT_HELP)(fn)
+
+
+def _given(ctx: click.Context, name: str | None) -> bool:
+    return name is not None and ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+
+
+def _vault_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A --vault typed on the line is remembered for the commands under it; one not typed here
+    takes the one typed before the command, else KBG_VAULT (value)."""
+    if _given(ctx, param.name):
+        ctx.meta["kbg_vault"] = value
+        return value
+    return ctx.meta.get("kbg_vault", value)
+
+
+def _remember_db(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if _given(ctx, param.name) or (value and "kbg_db" not in ctx.meta):
         ctx.meta["kbg_db"] = value
 
 

