@@ -76,3 +76,32 @@ def test_model_status_takes_vault(shared_sample, tmp_path):
         result = run_kbg(*args, cwd=tmp_path)
         assert result.returncode in (0, 1), result.stderr
         assert "name" in json.loads(result.stdout)
+
+
+# --- CSV cells -------------------------------------------------------------------------
+
+
+def _csv_rows(*args: str) -> list[dict]:
+    result = run_kbg(*args, "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    return list(csv.DictReader(io.StringIO(result.stdout)))
+
+
+def test_csv_joins_a_list_and_leaves_an_empty_one_empty(shared_sample):
+    """Aliases (a tuple) printed as "('Ana', 'A. Lima')" and no aliases as "()"."""
+    rows = {r["name"]: r for r in _csv_rows("entity", "list", "--vault", str(shared_sample))}
+    assert rows["Ana Lima"]["aliases"] == "Ana; A. Lima"
+    assert rows["Kubernetes"]["aliases"] == "k8s; kube"
+    assert all("(" not in r["aliases"] and "[" not in r["aliases"] for r in rows.values())
+    hits = _csv_rows("search", "token rotation", "--mode", "bm25", "--vault", str(shared_sample),
+                     "--fields", "path,duplicates")
+    assert hits and all(hit["duplicates"] == "" for hit in hits)  # an empty list: "[]" before
+
+
+def test_csv_tags_and_attributes(shared_sample):
+    docs = _csv_rows("list", "--vault", str(shared_sample), "--fields", "path,tags")
+    tagged = {r["path"]: r["tags"] for r in docs}
+    assert tagged["meetings/2026/03/31/atlas-retro.md"] == "atlas; retro"
+    rows = {r["name"]: r for r in _csv_rows("entity", "list", "--vault", str(shared_sample))}
+    assert json.loads(rows["Ana Lima"]["attributes"])["role"] == "Engineering Manager"
+    assert rows["Kubernetes"]["attributes"] == ""

@@ -87,10 +87,21 @@ def emit_rows(
         render_table(selected if fields else rows, columns, title, empty_message)
 
 
+CSV_LIST_SEPARATOR = "; "
+
+
 def _csv_value(value: object) -> object:
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
+    """One cell a spreadsheet shows as a person reads it: a list (aliases, tags) joined by "; ", a
+    mapping as JSON (its keys matter, and a program can parse it back), an empty one of either empty."""
+    if isinstance(value, (list, tuple)):
+        return CSV_LIST_SEPARATOR.join(_csv_item(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, default=str) if value else ""
     return value
+
+
+def _csv_item(item: object) -> str:
+    return json.dumps(item, ensure_ascii=False, default=str) if isinstance(item, (list, tuple, dict)) else str(item)
 
 
 def render_table(rows: list[dict], columns: list[tuple], title: str | None, empty_message: str) -> None:
