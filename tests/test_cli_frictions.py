@@ -4,11 +4,21 @@ CSV cells, a read-only vault, and why an ignored file is not found."""
 from __future__ import annotations
 
 import csv
+import errno
 import importlib.util
 import io
 import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
-from .conftest import REPO, run_kbg
+import pytest
+
+from .conftest import REPO, copy_indexed, run_kbg
 
 
 def _generator():
@@ -105,3 +115,103 @@ def test_csv_tags_and_attributes(shared_sample):
     rows = {r["name"]: r for r in _csv_rows("entity", "list", "--vault", str(shared_sample))}
     assert json.loads(rows["Ana Lima"]["attributes"])["role"] == "Engineering Manager"
     assert rows["Kubernetes"]["attributes"] == ""
+
+
+# --- a read-only vault -------------------------------------------------------------------
+# Root ignores file permissions, and this suite may run as root. Three tests, each honest about what
+# it proves: (1) os.access says "not writable" for the index folder (what a read-only mount says even
+# to root), then every read works through the real entry point, the connection truly cannot write
+# (SQLite's mode=ro/immutable refuses root too) and nothing is created beside the index; (2) a lock
+# file the user may not open is a one-line error; (3) with real permissions, as a user permissions
+# apply to (this user when not root, else uid 65534 through setpriv; skipped when neither is possible).
+
+
+def _index_folder_unwritable(monkeypatch, vault: Path) -> None:
+    real = os.access
+    folder = str(vault / ".kbgraph")
+
+    def access(path, mode, *args, **kwargs):
+        if mode & os.W_OK and str(path).startswith(folder):
+            return False
+        return real(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
+def test_a_read_only_index_is_read_and_refuses_writes_by_name(indexed_vault, monkeypatch):
+    """Every command failed with "cannot open the index ...: attempt to write a readonly database"."""
+    from kbgraph.store import open_store
+
+    _index_folder_unwritable(monkeypatch, indexed_vault)
+    before = sorted(p.name for p in (indexed_vault / ".kbgraph").iterdir())
+    v = ("--vault", str(indexed_vault))
+    for args in (("search", "token rotation"), ("search", "token rotation", "--mode", "bm25"), ("entity", "list"),
+                 ("index", "status"), ("entity", "suggestions"), ("list",), ("entity", "find", "Ana Lima")):
+        result = run_kbg(*args, *v, "--json")
+        assert result.returncode == 0, (args, result.stderr)
+    assert json.loads(run_kbg("search", "token rotation", *v, "--json").stdout)["hits"]
+    assert sorted(p.name for p in (indexed_vault / ".kbgraph").iterdir()) == before  # no -shm, no -wal made
+    relate = run_kbg("entity", "relate", "Ana Lima", "--type", "mentors", "--target", "Sam Li", *v)
+    assert relate.returncode == 1
+    assert relate.stderr.startswith("error: cannot change the index ")
+    assert f"its folder {indexed_vault / '.kbgraph'} is read-only" in relate.stderr
+    assert len(relate.stderr.strip().splitlines()) == 1
+    store = open_store(indexed_vault, create=False)
+    try:
+        assert store.read_only == indexed_vault / ".kbgraph"
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):  # even as root
+            store.db.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')")
+    finally:
+        store.close()
+
+
+def test_a_lock_file_the_user_may_not_open_is_a_one_line_error(tmp_path, monkeypatch):
+    from kbgraph import locks
+    from kbgraph.errors import StoreError
+
+    def refused(path, mode="r"):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(locks, "open", refused, raising=False)
+    with pytest.raises(StoreError, match=f"{tmp_path} is read-only"):
+        with locks.exclusive(tmp_path / "write.lock", 0, RuntimeError("busy")):
+            pass
+
+
+def _as_a_user_permissions_apply_to() -> list[str]:
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: file permissions cannot be made to apply")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_a_read_only_vault_with_real_permissions(indexed_sample):
+    prefix = _as_a_user_permissions_apply_to()
+    top = Path(tempfile.mkdtemp(prefix="kbg-ro-"))  # not under pytest's tmp (0700): the other user must reach it
+    try:
+        vault = copy_indexed(indexed_sample, top / "vault")
+        os.chmod(top, 0o755)
+        for path in [vault, *vault.rglob("*")]:
+            os.chmod(path, 0o555 if path.is_dir() else 0o444)
+        entry = [sys.executable, "-m", "kbgraph.cli.app"]
+        env = {**os.environ, "HOME": str(top), "COLUMNS": "120"}
+        env.pop("KBG_VAULT", None)
+
+        def kbg(*args):
+            return subprocess.run([*prefix, *entry, *args, "--vault", str(vault)], env=env, cwd=top,
+                                  capture_output=True, text=True, timeout=60)
+
+        searched = kbg("search", "token rotation", "--json")
+        assert searched.returncode == 0, searched.stderr
+        assert json.loads(searched.stdout)["hits"]
+        assert kbg("entity", "list", "--json").returncode == 0
+        relate = kbg("entity", "relate", "Ana Lima", "--type", "mentors", "--target", "Sam Li")
+        assert relate.returncode == 1
+        assert "is read-only" in relate.stderr and str(vault / ".kbgraph") in relate.stderr
+        assert "Traceback" not in relate.stderr
+    finally:
+        for path in [top, *top.rglob("*")]:
+            if path.is_dir():
+                os.chmod(path, 0o755)
+        shutil.rmtree(top)

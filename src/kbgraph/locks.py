@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+from .errors import StoreError
 
 
 NOTICE_AFTER = 1.0  # seconds of waiting before the person waiting is told what for
@@ -30,8 +33,12 @@ def on_wait(notice) -> None:
 @contextmanager
 def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
     """Hold an exclusive lock on path, waiting up to `wait` seconds; raise `busy` if it stays taken."""
-    path.parent.mkdir(exist_ok=True)
-    with open(path, "a+") as handle, _held(handle.fileno()):
+    try:
+        path.parent.mkdir(exist_ok=True)
+        handle = open(path, "a+")
+    except OSError as exc:
+        raise _read_only(path, exc) from exc
+    with handle, _held(handle.fileno()):
         deadline = time.monotonic() + wait
         told = False
         while True:
@@ -50,6 +57,14 @@ def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _read_only(path: Path, exc: OSError) -> OSError | StoreError:
+    """Only writers lock: a lock file this user may not open means an index it may only read."""
+    if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return exc
+    return StoreError(f"cannot change the index: {path.parent} is read-only (commands that only read still work)",
+                      hint=f"give this user write access to {path.parent}, then run the command again")
 
 
 # A flock belongs to the open file, which a forked child shares: a worker process forked while a lock is

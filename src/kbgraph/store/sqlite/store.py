@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import uuid
@@ -10,12 +11,13 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
+from urllib.parse import quote
 
 from ...errors import StoreError
 from ...model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
 from ...access import Access
 from ..base import DocFilter, DocState, EntityName, EntitySync, RelationVersion
-from .migrations import apply_migrations
+from .migrations import MIGRATIONS, apply_migrations
 from .rows import EVERY_ROW, access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
 from .governance import GovernanceQueries
@@ -42,6 +44,56 @@ def _connect(target: str) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute("PRAGMA foreign_keys = ON")
     return db
+
+
+def unwritable(db_path: Path) -> Path | None:
+    """The index's folder or file when this process may not write it (os.access: a read-only mount
+    refuses even root), else None. SQLite must create files beside a WAL index to write it."""
+    folder = db_path.parent
+    if not os.access(folder, os.W_OK):
+        return folder
+    if db_path.exists() and not os.access(db_path, os.W_OK):
+        return db_path
+    return None
+
+
+def _connect_read_only(path: str, read_only: Path) -> tuple[sqlite3.Connection, str]:
+    """A read-only connection and the URI each thread opens, creating no file beside the index.
+
+    A WAL index in use has its shared-memory file (-shm) beside it: mode=ro joins it. Without one,
+    mode=ro would create -shm and -wal, read-only like the index, and a writer given its rights back
+    would then fail on them ("attempt to write a readonly database"); the index alone is then the
+    whole index, read immutable (no locks, no shared memory). A WAL file with changes not yet in the
+    index and no -shm to read it through cannot be read that way, so that case is refused."""
+    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if not shm.exists():
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(f"cannot read the index {path}: {read_only} is read-only and the index has changes "
+                             f"not yet saved into it ({wal.name})", hint=f"run `kbg index status` once with write "
+                             f"access to {read_only}")
+        uri += "&immutable=1"
+    try:
+        return _checked(_connect(uri)), uri
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot read the index {path} ({read_only} is read-only): {exc}",
+                         hint="check that the file is a kbgraph index this user may read") from exc
+
+
+def _checked(db: sqlite3.Connection) -> sqlite3.Connection:
+    """db, once it has read the schema (where a read-only WAL index fails), else closed and the error raised."""
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError:
+        db.close()
+        raise
+    return db
+
+
+def _pending_migrations(db: sqlite3.Connection) -> list[str]:
+    has_table = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").fetchone()
+    done = {row[0] for row in db.execute("SELECT name FROM migrations")} if has_table else set()
+    return [m.__name__ for m in MIGRATIONS if m.__name__ not in done]
 
 
 def _now() -> str:
@@ -1024,6 +1076,8 @@ class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries
     (busy_timeout); readers in WAL mode never wait. `:memory:` is one private in-memory database shared
     by the store's connections (SQLite's memdb VFS, which locks like a file), gone at close()."""
 
+    read_only: Path | None = None  # the file or folder that keeps this process from writing the index
+
     def __init__(self, db: sqlite3.Connection, path: str, target: str | None = None):
         self.path = path
         self._target = target or path  # what each thread's connection opens
@@ -1071,6 +1125,10 @@ class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries
 
     @classmethod
     def open(cls, path: str) -> "SqliteStore":
+        if path != ":memory:":
+            read_only = unwritable(Path(path))
+            if read_only is not None:
+                return cls._open_read_only(path, read_only)
         target = f"file:/kbgraph-{uuid.uuid4().hex}?vfs=memdb" if path == ":memory:" else path
         try:
             db = _connect(target)
@@ -1086,6 +1144,25 @@ class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries
                 "and index the vault (relations you asserted live only in the index and the pages)"
             ) from exc
         return cls(db, path, target)
+
+    @classmethod
+    def _open_read_only(cls, path: str, read_only: Path) -> "SqliteStore":
+        """An index this process may read but not write (a read-only folder or mount, an index file
+        without write permission): reads work, a write is refused naming the read-only path."""
+        db, target = _connect_read_only(path, read_only)
+        try:
+            pending = _pending_migrations(db)
+            if pending:
+                raise StoreError(f"the index {path} was written by an older kbgraph and needs an upgrade, but "
+                                 f"{read_only} is read-only", hint="run `kbg index status` once with write access "
+                                 f"to {read_only}")
+            apply_migrations(db)  # nothing to apply: it only refuses an index from a newer kbgraph
+        except BaseException:
+            db.close()
+            raise
+        store = cls(db, path, target)
+        store.read_only = read_only
+        return store
 
     def close(self) -> None:
         """Close every thread's connection; call it once the threads using the store are done."""
@@ -1103,6 +1180,11 @@ class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries
         if db.in_transaction:
             yield
             return
+        if self.read_only is not None:
+            what = "the file" if self.read_only == Path(self.path) else f"its folder {self.read_only}"
+            raise StoreError(f"cannot change the index {self.path}: {what} is read-only "
+                             "(commands that only read still work)",
+                             hint=f"give this user write access to {self.read_only}, then run the command again")
         db.execute("BEGIN IMMEDIATE")
         try:
             yield
