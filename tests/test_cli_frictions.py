@@ -215,3 +215,46 @@ def test_a_read_only_vault_with_real_permissions(indexed_sample):
             if path.is_dir():
                 os.chmod(path, 0o755)
         shutil.rmtree(top)
+
+
+# --- why not: an ignored file ----------------------------------------------------------------
+
+
+def _why_not(vault: Path, path: str) -> dict:
+    result = run_kbg("search", "rollout", "--mode", "bm25", "--why-not", path, "--vault", str(vault), "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["why_not"]
+
+
+def test_why_not_names_the_ignore_pattern(shared_sample):
+    """A file under drafts/ (ignored by the sample's kbgraph.toml) answered a generic "not-indexed"."""
+    assert (shared_sample / "drafts" / "unfinished.md").is_file()
+    why = _why_not(shared_sample, "drafts/unfinished.md")
+    assert why["reason"] == "ignored"
+    assert "[index] ignore (pattern 'drafts/**')" in why["detail"]
+    assert _why_not(shared_sample, "./drafts/unfinished.md")["reason"] == "ignored"
+    human = run_kbg("search", "rollout", "--mode", "bm25", "--why-not", "drafts/unfinished.md",
+                    "--vault", str(shared_sample))
+    assert "ignored" in human.stdout and "drafts/**" in human.stdout
+
+
+def test_why_not_a_hidden_folder_or_an_extension_not_indexed(shared_sample):
+    hidden = _why_not(shared_sample, ".obsidian/workspace.md")
+    assert hidden["reason"] == "ignored" and ".obsidian/" in hidden["detail"]
+    other = _why_not(shared_sample, "notes/diagram.pdf")
+    assert other["reason"] == "ignored" and "[index] extensions" in other["detail"]
+
+
+def test_why_not_a_file_no_rule_keeps_out_is_still_not_indexed(shared_sample):
+    assert _why_not(shared_sample, "notes/never-written.md")["reason"] == "not-indexed"
+
+
+def test_why_skipped_follows_the_walk_folder_by_folder():
+    from kbgraph.config import config_from_dict
+    from kbgraph.ingest.vault import why_skipped
+
+    config = config_from_dict({"index": {"ignore": ["archive/", "*.tmp.md"]}})
+    assert "pattern 'archive/'" in why_skipped("archive/2024/old.md", config)
+    assert "pattern '*.tmp.md'" in why_skipped("notes/x.tmp.md", config)
+    assert "node_modules/" in why_skipped("web/node_modules/readme.md", config)
+    assert why_skipped("notes/archive.md", config) is None

@@ -119,20 +119,43 @@ def _has_indexable_suffix(name: str, config: Config) -> bool:
 
 def is_ignored(rel_path: str, patterns: tuple[str, ...], is_dir: bool = False) -> bool:
     """Whether a vault-relative path matches an ignore pattern (gitignore-like globs)."""
+    return ignoring_pattern(rel_path, patterns, is_dir) is not None
+
+
+def ignoring_pattern(rel_path: str, patterns: tuple[str, ...], is_dir: bool = False) -> str | None:
+    """The first ignore pattern a vault-relative path matches, as written, or None."""
     name = rel_path.rsplit("/", 1)[-1]
     for pattern in patterns:
         pat = pattern.strip().lstrip("/")
         if not pat:
             continue
         if "/" not in pat.rstrip("/") and fnmatch.fnmatchcase(name, pat.rstrip("/")):
-            return True
+            return pattern
         if fnmatch.fnmatchcase(rel_path, pat):
-            return True
+            return pattern
         if is_dir and (fnmatch.fnmatchcase(rel_path + "/", pat) or fnmatch.fnmatchcase(rel_path + "/**", pat)):
-            return True
+            return pattern
         if rel_path.startswith(pat.rstrip("/*") + "/") and pat.rstrip("/*"):
-            return True
-    return False
+            return pattern
+    return None
+
+
+def why_skipped(rel_path: str, config: Config) -> str | None:
+    """Why walk_vault passes over this vault-relative file path, in words (the same checks, in its
+    order: each folder on the way, then the file), or None when the walk would index it."""
+    parts = rel_path.split("/")
+    for depth, part in enumerate(parts):
+        here = "/".join(parts[:depth + 1])
+        is_dir = depth < len(parts) - 1
+        if part.startswith(".") or part in ALWAYS_IGNORED_DIRS:
+            kind = "folder" if is_dir else "file"
+            return f"{here}{'/' if is_dir else ''} is a hidden or tool {kind}, which `kbg index` never reads"
+        pattern = ignoring_pattern(here, config.ignore, is_dir=is_dir)
+        if pattern is not None:
+            return f"matched by [index] ignore (pattern {pattern!r}) in kbgraph.toml: `kbg index` passes over it"
+    if not _has_indexable_suffix(parts[-1], config):
+        return f"its extension is not one of [index] extensions ({', '.join(config.extensions)})"
+    return None
 
 
 # --- reading one file ------------------------------------------------------------

@@ -133,7 +133,7 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
 
         doc_order = _document_order(order, doc_of) if passages else [(k, (s.score,)) for k, s in order]
         return _with(result, explain_absence(store, why_not, flt, parsed, doc_order, limit, rankings, seeds, pinned,
-                                             access))
+                                             access, config))
     return result
 
 

@@ -1,20 +1,27 @@
 """`--why-not PATH`: why a document is not among the results, as data.
 
-The reasons, in the order they are checked: not indexed (no such document), filtered out (a --type,
---path, date or tag filter excludes it), not related (with --entity: it mentions neither the entity
-nor, expanded, a related one), no match (no signal ranked it at all), below the cutoff (ranked, but
-after the last result shown). Each comes with what every signal saw of it.
+The reasons, in the order they are checked: ignored (the vault's rules keep the path out: an
+`[index] ignore` pattern, a hidden folder, an extension not indexed), not indexed (no such
+document), filtered out (a --type, --path, date or tag filter excludes it), not related (with
+--entity: it mentions neither the entity nor, expanded, a related one), no match (no signal ranked
+it at all), below the cutoff (ranked, but after the last result shown). Each comes with what every
+signal saw of it.
 """
 
 from __future__ import annotations
 
 from ..access import LOCAL, Access
+from ..config import Config
+from ..ingest.vault import why_skipped
 from ..store.base import Store
 
 
 def why_not(store: Store, path: str, flt, parsed, order: list, limit: int, rankings: dict, seeds: list,
-            pinned, access: Access = LOCAL) -> dict:
+            pinned, access: Access = LOCAL, config: Config | None = None) -> dict:
     doc = store.get_document(access, path=path.removeprefix("./"))
+    skipped = why_skipped(path.removeprefix("./"), config) if doc is None and config is not None else None
+    if skipped is not None:  # the vault's own rules keep it out: indexing again would not bring it in
+        return {"path": path, "reason": "ignored", "detail": skipped}
     if doc is None:
         return {"path": path, "reason": "not-indexed",
                 "detail": "no such document in the index: is it in the vault, with an indexed extension, "
