@@ -59,7 +59,7 @@ def test_fake_is_an_embedder():
 
 
 def test_registry_names_the_builtins_and_makes_the_fake():
-    assert {"minilm", "minilm-onnx", "fake"} <= set(available_embedders())
+    assert {"minilm", "minilm-int8", "minilm-numpy", "minilm-onnx", "fake"} <= set(available_embedders())
     embedder = load_embedder("fake", dim=48)
     assert isinstance(embedder, FakeEmbedder) and embedder.dim == 48
     assert (embedder.name, embedder.version) == ("fake", "1")
@@ -94,7 +94,29 @@ def test_default_embedder_without_model_files_names_the_fix(tmp_path, monkeypatc
         load_embedder()
 
 
-def test_onnx_backend_without_its_package_names_the_extra(monkeypatch):
+@pytest.mark.parametrize("name", ["minilm-onnx", "minilm-int8"])
+def test_onnx_backends_without_onnxruntime_name_the_package(monkeypatch, name):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # what `import onnxruntime` sees when absent
-    with pytest.raises(BackendUnavailable, match=r"kbgraph\[fast\]"):
+    with pytest.raises(BackendUnavailable, match=r"pip install onnxruntime==1\.31\.1"):
+        load_embedder(name)
+
+
+def test_fp32_onnx_without_onnx_names_the_package(monkeypatch):
+    pytest.importorskip("onnxruntime")
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(BackendUnavailable, match=r"pip install onnx==1\.23\.2"):
         load_embedder("minilm-onnx")
+
+
+def test_blank_texts_get_zero_rows_and_the_rest_are_embedded_once():
+    from kbgraph.embed.base import embed_nonblank
+
+    seen: list[list[str]] = []
+
+    def embed(texts):
+        seen.append(texts)
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    out = embed_nonblank(["", "a", " \n", "b"], 3, embed)
+    assert seen == [["a", "b"]] and out.tolist() == [[0, 0, 0], [1, 1, 1], [0, 0, 0], [1, 1, 1]]
+    assert embed_nonblank(["  "], 3, embed).shape == (1, 3) and len(seen) == 1  # nothing to embed: no call

