@@ -74,6 +74,11 @@ class InvalidInput(KbgError):
     """An argument is malformed (a date, a field name, a target); `param` names it."""
 
 
+class OutsideVault(InvalidInput):
+    """A path leads out of the vault (through `..`, an absolute path or a symlink): kbgraph neither reads
+    nor writes there."""
+
+
 class NotFound(KbgError):
     """The document or entity does not exist in the index."""
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
+from ..ingest.vault import read_in_vault, shown_path
 from ..model import Entity, as_dict
 from ..store.base import DocFilter, Store
 
@@ -18,6 +19,9 @@ def resolve_target(store: Store, target: str, access: Access = LOCAL) -> tuple[d
     target = (target or "").strip()
     if not target:
         raise InvalidInput("no target: give a path, path:LINE, or a document id")
+    if shown_path(target) != target:  # bytes that are not UTF-8: no indexed path has them (the walk refuses them)
+        raise NotFound(f"'{shown_path(target)}' is not in the index: its name is not valid UTF-8", param="target",
+                       hint="rename the file, index the vault, and give the new name")
     if re.fullmatch(r"#?\d{1,18}", target):
         doc = store.get_document(access, doc_id=int(target.lstrip("#")))
         if doc is None:
@@ -60,11 +64,15 @@ def view_document(root: Path, store: Store, target: str, access: Access = LOCAL)
 
 
 def _current_text(root: Path, doc: dict) -> tuple[str, bool]:
-    """The file's text now, and whether it changed since indexing (then the index may lag)."""
+    """The file's text now, and whether it changed since indexing (then the index may lag).
+
+    Read where the file really is now: a note replaced by a link out of the vault is refused
+    (OutsideVault), never printed; one gone or unreadable reads as empty and stale.
+    """
     import hashlib
 
     try:
-        data = (root / doc["path"]).read_bytes()
+        data, _, _ = read_in_vault(root, doc["path"])
     except OSError:
         return "", True
     stale = hashlib.blake2b(data, digest_size=16).hexdigest() != doc["content_hash"]

@@ -12,6 +12,7 @@ from ..errors import InvalidInput, NotFound
 from .lookup import find_entity
 from ..pages.files import edit_page, write_lock
 from ..ingest.pipeline import refresh_index, reread_after_write
+from ..ingest.vault import shown_path
 from ..relations.records import now_iso
 from ..workspace import Workspace
 
@@ -73,6 +74,9 @@ def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
 
 def _entity_and_doc(ws: Workspace, entity_name: str, doc_path: str):
     entity = find_entity(ws.store, entity_name, access=ws.access)
+    if shown_path(doc_path) != doc_path:  # bytes that are not UTF-8: the walk never indexes such a name
+        raise NotFound(f"'{shown_path(doc_path)}' is not in the index: its name is not valid UTF-8",
+                       param="doc_path", hint="rename the file and index the vault")
     doc = ws.store.get_document(ws.access, path=doc_path.removeprefix("./"))
     if doc is None:
         raise NotFound(f"{doc_path!r} is not in the index", param="doc_path", hint="give a vault-relative path")

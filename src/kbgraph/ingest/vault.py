@@ -3,19 +3,25 @@
 Nothing here writes to the user's notes. Reading never raises for a bad file:
 it returns a Problem that names the path and the reason, so one bad note cannot
 stop an indexing run.
+
+The vault is a boundary: every read and write of a vault file goes through vault_path, which
+resolves symlinks at the moment of use and refuses a real path outside the vault's real root.
+Symlinks that stay inside the vault work as the files they point to.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import fnmatch
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import CONFIG_NAME, Config
-from ..errors import VaultNotFound
+from ..errors import OutsideVault, VaultNotFound
 from ..model import Problem
 
 INDEX_DIR = ".kbgraph"
@@ -38,23 +44,87 @@ def find_vault(start: Path | None = None, explicit: str | os.PathLike | None = N
                         hint="create a vault here, or give the vault's path (or set KBG_VAULT)")
 
 
+# --- the vault as a boundary ------------------------------------------------------
+
+
+def vault_path(root: Path | str, rel_path: str) -> Path:
+    """Where a vault-relative path really is now (symlinks resolved), or OutsideVault when that is not
+    inside the vault's real root (`..`, an absolute path, a symlink out).
+
+    A path that does not exist yet resolves through the parts that do, so a file about to be created
+    is checked too. Callers use the returned path straight away: resolving at the moment of use is
+    what keeps a link swapped in after indexing from leading a read or a write out of the vault.
+    """
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, rel_path))
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise OutsideVault(f"{shown_path(rel_path)} leads outside the vault; kbgraph neither reads nor writes "
+                           "there (nothing was changed)", param="path",
+                           hint="replace the symlink with the file itself, or give a path inside the vault")
+    return Path(real)
+
+
+class NotRegularFile(OSError):
+    """A FIFO, socket or device where a note was expected: never read (opening a FIFO blocks)."""
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_in_vault(root: Path | str, rel_path: str, limit: int = -1) -> tuple[bytes, os.stat_result, Path]:
+    """A vault file's bytes (at most limit of them when limit >= 0), its stat and its real path, read where
+    it really is now. Raises OutsideVault, NotRegularFile, or the OSError of opening or reading it.
+
+    Opened non-blocking and without following a last-moment symlink: a FIFO answers at once (and is
+    refused) instead of hanging the run, and a link swapped in after vault_path is not followed.
+    """
+    real = vault_path(root, rel_path)
+    fd = os.open(real, _READ_FLAGS)
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(errno.EINVAL, NOT_REGULAR)
+        data = handle.read(limit)
+    return data, st, real
+
+
+NOT_REGULAR = "not a regular file (a FIFO, socket or device); skipped"
+OUTSIDE = "symlink points outside the vault; not followed"
+
+
+def shown_path(path: str) -> str:
+    """A path as it can be printed and stored: bytes that are not UTF-8 (kept by the OS's surrogate
+    escapes) shown as \\xNN."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 @dataclass(frozen=True)
 class FileEntry:
     path: str  # vault-relative, POSIX separators
-    abs_path: str
     size: int
     mtime: float
+    root: str  # the vault root path is relative to: a read resolves against it at the moment of use
 
 
 def walk_vault(root: Path, config: Config) -> tuple[list[FileEntry], list[Problem]]:
     """Every indexable file under root, sorted by path, and the problems met on the way.
 
-    Symlinked folders are followed once; a loop is reported instead of recursed into.
+    Symlinked folders inside the vault are followed once; a loop is reported instead of recursed into.
+    A symlink out of the vault, a FIFO or device with a note's name, and a name that is not UTF-8 are
+    reported and skipped.
     """
     files: list[FileEntry] = []
     problems: list[Problem] = []
     seen_dirs: set[tuple[int, int]] = set()
     root_str = str(root)
+    real_root = os.path.realpath(root_str)
+    inside = real_root.rstrip(os.sep) + os.sep
 
     def visit(folder: str, rel: str) -> None:
         try:
@@ -78,25 +148,35 @@ def walk_vault(root: Path, config: Config) -> tuple[list[FileEntry], list[Proble
             try:
                 is_dir = entry.is_dir()  # follows symlinks
                 is_file = not is_dir and entry.is_file()
+                is_link = entry.is_symlink()
             except OSError as exc:
-                problems.append(Problem(child_rel, f"cannot stat: {exc.strerror}"))
+                problems.append(Problem(shown_path(child_rel), f"cannot stat: {exc.strerror}"))
                 continue
+            if not is_dir and not _has_indexable_suffix(entry.name, config):
+                continue
+            if is_ignored(child_rel, config.ignore, is_dir=is_dir):
+                continue
+            if shown_path(entry.name) != entry.name:  # the index, JSON and terminals hold text, not raw bytes
+                kind = "folder" if is_dir else "file"
+                problems.append(Problem(shown_path(child_rel), f"{kind} name is not valid UTF-8; rename it"))
+                continue
+            if is_link:
+                real = os.path.realpath(entry.path)
+                if real != real_root and not real.startswith(inside):
+                    problems.append(Problem(child_rel, OUTSIDE, "warning"))
+                    continue
             if is_dir:
-                if not is_ignored(child_rel, config.ignore, is_dir=True):
-                    visit(entry.path, child_rel)
+                visit(entry.path, child_rel)
                 continue
             if not is_file:
-                if entry.is_symlink() and _has_indexable_suffix(entry.name, config):
-                    problems.append(Problem(child_rel, "broken symlink", "warning"))
-                continue
-            if not _has_indexable_suffix(entry.name, config) or is_ignored(child_rel, config.ignore):
+                problems.append(Problem(child_rel, "broken symlink" if is_link else NOT_REGULAR, "warning"))
                 continue
             try:
                 fst = entry.stat()
             except OSError as exc:
                 problems.append(Problem(child_rel, f"cannot stat: {exc.strerror}"))
                 continue
-            files.append(FileEntry(child_rel, entry.path, fst.st_size, fst.st_mtime))
+            files.append(FileEntry(child_rel, fst.st_size, fst.st_mtime, root_str))
 
     visit(root_str, "")
     files.sort(key=lambda f: f.path)
@@ -104,13 +184,15 @@ def walk_vault(root: Path, config: Config) -> tuple[list[FileEntry], list[Proble
 
 
 def file_entry(root: Path, rel_path: str) -> FileEntry | None:
-    """The FileEntry of one vault-relative path, or None if it is not a file now."""
-    path = Path(root) / rel_path
+    """The FileEntry of one vault-relative path, or None if it is not a regular file inside the vault now."""
     try:
-        st = path.stat()
-    except OSError:
+        real = vault_path(root, rel_path)
+        st = real.stat()
+    except (OSError, OutsideVault):
         return None
-    return FileEntry(rel_path, str(path), st.st_size, st.st_mtime) if path.is_file() else None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return FileEntry(rel_path, st.st_size, st.st_mtime, str(root))
 
 
 def _has_indexable_suffix(name: str, config: Config) -> bool:
@@ -180,9 +262,11 @@ def read_file(entry: FileEntry, config: Config) -> RawFile | Problem:
             "raise index.max_file_mb in kbgraph.toml to index it",
         )
     try:
-        with open(entry.abs_path, "rb") as handle:
-            data = handle.read(config.max_file_bytes + 1)
-            st = os.fstat(handle.fileno())
+        data, st, _ = read_in_vault(entry.root, entry.path, config.max_file_bytes + 1)
+    except OutsideVault:  # replaced by a link out of the vault since the walk
+        return Problem(entry.path, OUTSIDE, "warning")
+    except NotRegularFile:
+        return Problem(entry.path, NOT_REGULAR, "warning")
     except FileNotFoundError:
         return Problem(entry.path, "file disappeared during indexing")
     except IsADirectoryError:

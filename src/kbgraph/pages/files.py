@@ -3,6 +3,10 @@
 The only place kbgraph writes into the user's notes. A write replaces the file
 atomically (temporary file in the same folder, then rename), keeps the file's
 permissions and line endings, and never touches the frontmatter.
+
+No write leaves the vault: each page is found through ingest.vault.vault_path at the
+moment of the write, so a page that is (or sits in a folder that is) a symlink out of the
+vault is refused, and one that links inside the vault is written where it lives.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import InvalidInput, StoreError, VaultBusy
-from ..ingest.vault import FrontmatterError, split_frontmatter
+from ..ingest.vault import FrontmatterError, NotRegularFile, read_in_vault, split_frontmatter, vault_path
 
 LOCK_WAIT_SECONDS = 30.0
 
@@ -27,11 +31,7 @@ def write_lock(root: Path, wait: float = LOCK_WAIT_SECONDS):
 
 def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> bool:
     """Apply change(text, body_offset) -> new text to a page; returns whether the file changed."""
-    path = Path(root) / rel_path
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise StoreError(f"cannot read {rel_path}: {exc.strerror}; nothing was changed") from exc
+    data, st, path = _read_page(root, rel_path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -52,20 +52,33 @@ def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> b
         return False
     if crlf:
         new_text = new_text.replace("\n", "\r\n")
-    _atomic_write(path, (("\ufeff" if bom else "") + new_text).encode("utf-8"))
+    _atomic_write(path, (("\ufeff" if bom else "") + new_text).encode("utf-8"), st.st_mode)
     return True
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path = path.resolve()  # a symlinked note is written where it lives, and stays a link
+def _read_page(root: Path, rel_path: str) -> tuple[bytes, os.stat_result, Path]:
+    """A page's bytes, stat and real path (inside the vault, or OutsideVault is raised)."""
+    try:
+        return read_in_vault(root, rel_path)
+    except NotRegularFile:
+        raise InvalidInput(f"{rel_path} is not a regular file (a FIFO, socket or device); kbgraph will not "
+                           "edit it (nothing was changed)", param="path") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read {rel_path}: {exc.strerror}; nothing was changed") from exc
+
+
+def _atomic_write(path: Path, data: bytes, mode: int) -> None:
+    """Replace the file at path, a real path inside the vault (a symlinked note is written where it
+    lives, and stays a link), with data, keeping mode's permission bits."""
     tmp = path.with_name(f".{path.name}.kbg-tmp")
     try:
-        mode = path.stat().st_mode & 0o7777
-        with open(tmp, "wb") as handle:
+        tmp.unlink(missing_ok=True)  # left by a killed run; O_EXCL below never writes through a link there
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
+        os.chmod(tmp, mode & 0o7777)
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -75,24 +88,27 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def append_to_note(root: Path, rel_path: str, line: str, header: str = "") -> None:
     """Append line to a note (created with header when missing): what was there stays byte-for-byte; a
     last line without a newline gets one first, so the new line is a line of its own."""
-    path = Path(root) / rel_path
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path = vault_path(root, rel_path)
+    if not os.path.lexists(path):
         try:
-            with open(path, "x", encoding="utf-8") as handle:
-                handle.write(header + line + "\n")
+            _create(path, header + line + "\n")
             return
         except FileExistsError:
             pass
         except OSError as exc:
             raise StoreError(f"cannot create {rel_path}: {exc.strerror}") from exc
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise StoreError(f"cannot read {rel_path}: {exc.strerror}; nothing was changed") from exc
+    data, st, path = _read_page(root, rel_path)
     newline = b"\r\n" if b"\r\n" in data else b"\n"
     glue = b"" if not data or data.endswith(b"\n") else newline
-    _atomic_write(path, data + glue + line.encode("utf-8") + newline)
+    _atomic_write(path, data + glue + line.encode("utf-8") + newline, st.st_mode)
+
+
+def _create(path: Path, text: str) -> None:
+    """Write a new file at path (a real path inside the vault), creating its folders; FileExistsError
+    if anything, a dangling link included, is there already (O_EXCL never follows one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "x", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 PAGE_FOLDERS = {"person": "people", "project": "projects", "team": "teams", "technology": "tech",
@@ -110,18 +126,17 @@ def create_entity_page(root: Path, entity_type: str, name: str) -> str:
 
     folder = PAGE_FOLDERS.get(entity_type, f"{entity_type}s")
     slug = re.sub(r"[^\w]+", "-", name.casefold()).strip("-") or "entity"
+    real_folder = vault_path(root, folder)  # a folder linked out of the vault is refused here
     for n in range(1, 1000):
-        rel_path = f"{folder}/{slug}{'' if n == 1 else f'-{n}'}.md"
-        path = Path(root) / rel_path
-        if not path.exists():
+        file_name = f"{slug}{'' if n == 1 else f'-{n}'}.md"
+        if not os.path.lexists(real_folder / file_name):  # a dangling link takes its name too
             break
     else:
         raise StoreError(f"cannot find a free file name for {name!r} in {folder}/")
+    rel_path = f"{folder}/{file_name}"
     frontmatter = yaml.safe_dump({"type": entity_type, "name": name}, allow_unicode=True, sort_keys=False)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with open(path, "x", encoding="utf-8") as handle:
-            handle.write(f"---\n{frontmatter}---\n# {name}\n")
+        _create(real_folder / file_name, f"---\n{frontmatter}---\n# {name}\n")
     except OSError as exc:
         raise StoreError(f"cannot create {rel_path}: {exc.strerror}") from exc
     return rel_path

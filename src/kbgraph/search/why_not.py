@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from ..access import LOCAL, Access
 from ..config import Config
-from ..ingest.vault import why_skipped
+from ..ingest.vault import shown_path, why_skipped
 from ..store.base import Store
 
 
 def why_not(store: Store, path: str, flt, parsed, order: list, limit: int, rankings: dict, seeds: list,
             pinned, access: Access = LOCAL, config: Config | None = None) -> dict:
+    if shown_path(path) != path:  # bytes that are not UTF-8: never indexed, and not storable text
+        return {"path": shown_path(path), "reason": "not-indexed",
+                "detail": "its name is not valid UTF-8, so it is never indexed: rename it"}
     doc = store.get_document(access, path=path.removeprefix("./"))
     skipped = why_skipped(path.removeprefix("./"), config) if doc is None and config is not None else None
     if skipped is not None:  # the vault's own rules keep it out: indexing again would not bring it in
