@@ -175,18 +175,23 @@ def _frontmatter(fields: dict[str, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _meeting_note(rng: random.Random, people, projects) -> tuple[str, str]:
-    """(file stem, text) of one meeting note."""
+def _meeting_note(rng: random.Random, people, projects, day: dt.date | None = None) -> tuple[str, str]:
+    """(file stem, text) of one meeting note; `day` adds `date:` and `type: notes` lines, as a kbx meeting
+    export has (kbx dates notes by frontmatter only, and refuses a meeting without a type)."""
     project = rng.choice(projects)
     kind = rng.choice(MEETING_KINDS)
     attendees = rng.sample(people, k=min(len(people), rng.randint(2, 5)))
     title = f"{project.alias} {kind}"
-    fm = _frontmatter({
+    fields: dict[str, object] = {
         "title": title,
         "attendees": [p.name for p in attendees],
         "project": project.name,
         "tags": rng.sample(TAGS, k=rng.randint(1, 3)),
-    })
+    }
+    if day is not None:
+        fields["date"] = f"{day:%Y-%m-%d}"
+        fields["type"] = "notes"
+    fm = _frontmatter(fields)
     parts = [fm, f"# {title}\n"]
     for heading in rng.choice(SECTION_TITLES):
         parts.append(f"\n## {heading}\n\n{_paragraph(rng, attendees + people[:3], projects)}\n")
@@ -222,37 +227,48 @@ def _write(path: Path, text: str) -> int:
     return len(data)
 
 
-def generate_vault(root: Path, notes: int = 1000, pages: int = 50, seed: int = 42) -> SynthVault:
+def generate_vault(root: Path, notes: int = 1000, pages: int = 50, seed: int = 42,
+                   layout: str = "kbgraph") -> SynthVault:
     """Write `notes` dated meeting notes and `pages` entity pages under root; returns what was written.
 
     Notes are spread over the days from 2024-01-01 so that folders hold a few files
     each (meetings/YYYY/MM/DD/<slug>.md), like a real dated-notes vault.
+
+    layout="kbx" writes the same notes where kbx 0.3.x looks for them (bench/vs_kbx.py): everything
+    under memory/, meetings as memory/meetings/YYYY/MM/DD/<slug>.notes.md (kbx indexes a meeting
+    only with a .notes.md-style suffix and a frontmatter title) with `date:` and `type:` lines. The
+    random draws are the same, so the text is the default layout's plus those lines.
     """
+    if layout not in ("kbgraph", "kbx"):
+        raise ValueError(f"layout must be 'kbgraph' or 'kbx', not {layout!r}")
+    kbx = layout == "kbx"
     rng = random.Random(seed)
     root = Path(root)
+    base = root / "memory" if kbx else root
+    suffix = ".notes.md" if kbx else ".md"
     people, projects, teams = make_entities(rng, pages)
     vault = SynthVault(root=root, people=people, projects=projects, teams=teams)
     for person in people:
-        path = root / "people" / f"{person.slug}.md"
+        path = base / "people" / f"{person.slug}.md"
         vault.bytes_written += _write(path, _person_page(rng, person, projects))
         vault.pages.append(path)
     for project in projects:
-        path = root / "projects" / f"{project.slug}.md"
+        path = base / "projects" / f"{project.slug}.md"
         vault.bytes_written += _write(path, _project_page(rng, project, people, projects))
         vault.pages.append(path)
     for team in teams:
-        path = root / "teams" / f"{_slug(team)}.md"
+        path = base / "teams" / f"{_slug(team)}.md"
         vault.bytes_written += _write(path, _team_page(rng, team, people, projects))
         vault.pages.append(path)
     start = dt.date(2024, 1, 1)
     used: set[Path] = set()
     for i in range(notes):
         day = start + dt.timedelta(days=(i * 3) // 4)  # ~1.3 notes per day
-        stem, text = _meeting_note(rng, people, projects)
-        path = root / "meetings" / f"{day:%Y/%m/%d}" / f"{stem}.md"
+        stem, text = _meeting_note(rng, people, projects, day if kbx else None)
+        path = base / "meetings" / f"{day:%Y/%m/%d}" / f"{stem}{suffix}"
         n = 2
         while path in used:
-            path = path.with_name(f"{stem}-{n}.md")
+            path = path.with_name(f"{stem}-{n}{suffix}")
             n += 1
         used.add(path)
         vault.bytes_written += _write(path, text)
