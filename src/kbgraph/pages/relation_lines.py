@@ -141,24 +141,30 @@ def upsert_line(text: str, body_offset: int, new_line: str, matches: Callable[[R
             return text[:at] + "\n" + new_line + text[at:]
         stripped = section.rstrip("\n")
         trailing = section[len(stripped):]
-        if stripped:  # prose but no list yet: the list goes after it
-            replacement = stripped + "\n\n" + new_line + (trailing or "\n")
-        else:
-            heading_has_newline = body[:content_start].endswith("\n")
-            replacement = ("\n" if heading_has_newline else "\n\n") + new_line + "\n" + trailing[1:]
         at = body_offset + content_start
-        return text[:at] + replacement + text[at + len(section):]
-    if text and not text.endswith("\n"):
-        text += "\n"
-    separator = "\n" if text else ""  # always one blank line, so that removal can take exactly it back
-    return text + separator + f"## {SECTION_TITLE}\n\n" + new_line + "\n"
+        if stripped:  # prose but no list yet: the list goes after it
+            return text[:at] + stripped + "\n\n" + new_line + (trailing or "\n") + text[at + len(section):]
+        # The user's own empty heading: the line goes right under it and the blank lines stay below, a
+        # shape unlike a section this function adds, so that removing the line leaves the heading.
+        if not body[:content_start].endswith("\n"):  # the heading is the page's last line, without a newline
+            return text[:at] + "\n" + new_line
+        return text[:at] + new_line + "\n" + text[at:]
+    # A new section at the end, after one blank line; a page without a final newline keeps none, so
+    # that removal can take exactly this back.
+    if not text:
+        return f"## {SECTION_TITLE}\n\n" + new_line + "\n"
+    if not text.endswith("\n"):
+        return text + f"\n\n## {SECTION_TITLE}\n\n" + new_line
+    return text + f"\n## {SECTION_TITLE}\n\n" + new_line + "\n"
 
 
 def remove_lines(text: str, body_offset: int, matches: Callable[[RelationLine], bool]) -> tuple[str, int]:
     """text without the relation lines that match, and how many were removed.
 
-    A `## Relations` section left with nothing in it is removed too, with the blank
-    line before it, so that removing what upsert_line added restores the page.
+    A section left empty loses its heading only when it has the shape upsert_line adds (the page's
+    last section, `## Relations`, one blank line, relation lines only), together with the blank line
+    before it: removing what upsert_line added restores the page byte for byte. Any other heading,
+    a user's own empty one included, stays.
     """
     body = text[body_offset:]
     removed = 0
@@ -182,13 +188,32 @@ def remove_lines(text: str, body_offset: int, matches: Callable[[RelationLine], 
         if content.strip():
             body = body[:content_start] + content + body[end:]
             continue
-        # Nothing left: drop the heading too, and (at the end of the page) the blank line before it.
-        start = heading_start
         before = text[:body_offset] + body[:heading_start]
-        if not body[end:] and (before.endswith("\n\n") or body[:heading_start] == "\n"):
-            start -= 1
-        body = body[:start] + body[end:]
+        if _added_section(body, heading_start, content_start, end, before):
+            final_newline = body[end - 1:end] == "\n"
+            cut = (1 if final_newline else 2) if before else 0  # the separator upsert_line put before it
+            body = body[:heading_start - cut] + body[end:]
+        elif not kept and not body[end:] and body[content_start - 1:content_start] == "\n":
+            body = body[:content_start - 1]  # the line was added under a heading that ended the page
+        else:
+            body = body[:content_start] + content + body[end:]
     return text[:body_offset] + body, removed
+
+
+def _added_section(body: str, heading_start: int, content_start: int, end: int, before: str) -> bool:
+    """Whether a Relations section has the shape upsert_line gives a page that had none."""
+    if body[end:] or body[heading_start:content_start] != f"## {SECTION_TITLE}\n":
+        return False
+    raws = body[content_start:end].split("\n")
+    final_newline = raws[-1] == ""
+    items = raws[1:-1] if final_newline else raws[1:]
+    if raws[0] != "" or not items or not all(_LINE.match(raw) for raw in items):
+        return False
+    if not before:
+        return final_newline
+    if final_newline:
+        return before.endswith("\n\n")
+    return before.endswith("\n\n") and not before.endswith("\n\n\n")
 
 
 def _as_line(match: re.Match) -> RelationLine:
