@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from kbgraph.extract.candidates import find_candidates
+import re
+
+from kbgraph.extract.candidates import TECHNOLOGIES, clear_kind_candidates, find_candidates
 
 from .conftest import fast, kbg
 
@@ -31,6 +33,22 @@ def test_each_rule_finds_its_kind_of_name(text, surface, entity_type, rule):
 @pytest.mark.parametrize("text", ["an email@example.com address", "The Decision\n\nWe chose", "version 1.2.3"])
 def test_what_is_not_a_candidate(text):
     assert [c for c in find_candidates(text) if c.rule in ("handle", "name-in-context", "path")] == []
+
+
+# The technology list as the plain alternation it replaces: the trie in lower-cased text must agree.
+_PLAIN_TECH = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(t) for t in sorted(TECHNOLOGIES, key=len, reverse=True))
+                         + r")(?![\w-])", re.IGNORECASE)
+_TECH_WORDS = st.sampled_from([*TECHNOLOGIES, "node", "js", "spark", "APACHE SPARK", "kafkaesque", "re-dis", "S3x"])
+
+
+@fast(300)
+@given(st.lists(st.one_of(_TECH_WORDS, st.sampled_from([" ", ".", "-", "_", "İ", "ß", "\n", "@", "Ω"]),
+                          st.text(max_size=3)), max_size=12))
+def test_technologies_found_are_those_of_the_plain_alternation(parts):
+    text = "".join(parts)
+    expected = [(m.start(1), m.end(1)) for m in _PLAIN_TECH.finditer(text)]
+    found = [(c.start, c.end) for c in clear_kind_candidates(text) if c.rule == "technology-list"]
+    assert found == expected
 
 
 @fast(200)
