@@ -157,8 +157,10 @@ def walk_vault(root: Path, config: Config) -> tuple[list[FileEntry], list[Proble
             if is_ignored(child_rel, config.ignore, is_dir=is_dir):
                 continue
             if shown_path(entry.name) != entry.name:  # the index, JSON and terminals hold text, not raw bytes
-                kind = "folder" if is_dir else "file"
-                problems.append(Problem(shown_path(child_rel), f"{kind} name is not valid UTF-8; rename it"))
+                # A note left out is an error; a folder may hold no notes at all (photos), so a warning.
+                shown = shown_path(child_rel)
+                problems.append(Problem(shown, "folder name is not valid UTF-8; rename it", "warning") if is_dir
+                                else Problem(shown, "file name is not valid UTF-8; rename it"))
                 continue
             if is_link:
                 real = os.path.realpath(entry.path)
