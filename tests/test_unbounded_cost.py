@@ -8,9 +8,12 @@ two orders of magnitude."""
 from __future__ import annotations
 
 import random
+import re
 import time
 
 from kbgraph.access import LOCAL
+from kbgraph.entities.mentions import Form, MentionMatcher, find_document_mentions
+from kbgraph.model import Link
 from kbgraph.search.query import parse_query
 from kbgraph.store.base import DocFilter
 from kbgraph.store.sqlite.store import SqliteStore
@@ -51,3 +54,36 @@ def test_a_short_prefix_is_matched_in_one_pass_not_once_per_section():
     # Before: FTS5 ran the prefix query again for each listed section (480 and 50 times).
     assert placing < 10 * ranking + 0.05, (placing, ranking)
     assert snippets < 10 * ranking + 0.05, (snippets, ranking)
+
+
+def _linked_note(links: int) -> tuple[list[tuple[int, int, str]], list[Link]]:
+    """A note of one list item per link, `- see [[Person k]] about item i`, in sections of 100 items:
+    (chunk id, start, text) of its sections and its links (offsets in the body)."""
+    lines = [f"- see [[Person {i % 50}]] about item {i}" for i in range(links)]
+    chunks, found, at = [], [], 0
+    for first in range(0, links, 100):
+        text = "\n".join(lines[first:first + 100]) + "\n"
+        chunks.append((len(chunks) + 1, at, text))
+        for line_start in (m.start() for m in re.finditer(r"(?m)^- ", text)):
+            start = at + line_start + len("- see ")
+            end = text.index("]]", start - at) + at + 2
+            found.append(Link(text[start - at + 2:end - at - 2], None, start, end, "wikilink"))
+        at += len(text)
+    return chunks, found
+
+
+def test_a_note_of_many_links_costs_linear_time_in_its_links():
+    matcher = MentionMatcher([Form(k, f"Person {k}", "name") for k in range(50)])
+
+    def mentions(links: int) -> float:
+        chunks, found = _linked_note(links)
+        resolve = {f"Person {k}": k for k in range(50)}.get
+
+        def run():
+            mentions, _ = find_document_mentions(chunks, found, 0, matcher, lambda link: resolve(link.target), set())
+            assert len(mentions) == links and all(m.start == link.start for (_, m), link in zip(mentions, found))
+        return _fastest(run)
+
+    small, large = mentions(500), mentions(8000)
+    # 16 times the links: linear work is ~16x, the span check per name found made it ~256x.
+    assert large < 64 * small + 0.05, (small, large)

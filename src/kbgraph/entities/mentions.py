@@ -14,6 +14,7 @@ lookup per word whatever the number of entities. Rules, in the order they apply:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from .common_words import COMMON_WORDS
@@ -218,21 +219,23 @@ def find_document_mentions(
     """
     link_spans = []
     found: list[tuple[int | None, Mention]] = []
+    chunk_at = _ChunkFinder(chunks)
     for link in links:
         entity_id = resolve_link(link)
         start, end = body_offset + link.start, body_offset + link.end
         link_spans.append((start, end))
         if entity_id is not None:
-            chunk_id = _chunk_at(chunks, start)
+            chunk_id = chunk_at(start)
             kind = "wikilink" if link.kind == "wikilink" else "link"
             found.append((chunk_id, Mention(entity_id, start, end, link.alias or link.target, kind)))
     corroborated = set(anchored) | {m.entity_id for _, m in found}
+    in_link = _Spans(link_spans)
     pending = []
     for chunk_id, chunk_start, text in chunks:
-        code = _fenced_code(text)
+        in_code = _Spans(_fenced_code(text))
         for start, end, surface, candidates in matcher.scan(text):
             abs_start, abs_end = chunk_start + start, chunk_start + end
-            if any(s <= abs_start < e for s, e in link_spans) or any(s <= start < e for s, e in code):
+            if in_link.covers(abs_start) or in_code.covers(start):
                 continue  # a link was counted already; code is not prose about an entity
             if len(candidates) == 1:
                 (entity_id,) = candidates
@@ -259,8 +262,38 @@ def _fenced_code(text: str) -> list[tuple[int, int]]:
     return parse_sections(text)[1]
 
 
-def _chunk_at(chunks: list[tuple[int, int, str]], position: int) -> int | None:
-    for chunk_id, start, text in chunks:
-        if start <= position < start + len(text):
-            return chunk_id
-    return None
+class _Spans:
+    """Whether a position falls in any of some (start, end) spans, by bisection over the spans merged
+    and sorted: a note of 100k links asks this once per name found, which a scan of every span made
+    quadratic (106 s to index one such note)."""
+
+    def __init__(self, spans: list[tuple[int, int]]):
+        merged: list[list[int]] = []
+        for start, end in sorted(spans):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            elif start < end:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+
+    def covers(self, position: int) -> bool:
+        at = bisect_right(self._starts, position) - 1
+        return at >= 0 and position < self._ends[at]
+
+
+class _ChunkFinder:
+    """The id of the chunk holding a position (None: none does), by bisection over the chunks' starts,
+    for the same reason as _Spans: once per link. Chunks are sections of the text, so they do not
+    overlap; of chunks starting at one place, the longest is the one that can hold the position."""
+
+    def __init__(self, chunks: list[tuple[int, int, str]]):
+        self._chunks = sorted(chunks, key=lambda chunk: (chunk[1], len(chunk[2])))
+        self._starts = [start for _, start, _ in self._chunks]
+
+    def __call__(self, position: int) -> int | None:
+        at = bisect_right(self._starts, position) - 1
+        if at < 0:
+            return None
+        chunk_id, start, text = self._chunks[at]
+        return chunk_id if position < start + len(text) else None
