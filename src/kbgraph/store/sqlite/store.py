@@ -70,8 +70,8 @@ def _connect_read_only(path: str, read_only: Path) -> tuple[sqlite3.Connection, 
     if not shm.exists():
         if wal.exists() and wal.stat().st_size > 0:
             raise StoreError(f"cannot read the index {path}: {read_only} is read-only and the index has changes "
-                             f"not yet saved into it ({wal.name})", hint=f"run `kbg index status` once with write "
-                             f"access to {read_only}")
+                             f"not yet saved into it ({wal.name})", hint=f"open the index once with write access to "
+                             f"{read_only}: opening it saves those changes")
         uri += "&immutable=1"
     try:
         return _checked(_connect(uri)), uri
@@ -1154,8 +1154,8 @@ class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries
             pending = _pending_migrations(db)
             if pending:
                 raise StoreError(f"the index {path} was written by an older kbgraph and needs an upgrade, but "
-                                 f"{read_only} is read-only", hint="run `kbg index status` once with write access "
-                                 f"to {read_only}")
+                                 f"{read_only} is read-only", hint="open the index once with write access to "
+                                 f"{read_only}: opening it applies the upgrade")
             apply_migrations(db)  # nothing to apply: it only refuses an index from a newer kbgraph
         except BaseException:
             db.close()
