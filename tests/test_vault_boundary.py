@@ -143,7 +143,9 @@ def test_traversal_and_absolute_paths_are_refused(root, outside):
             vault_path(root, path)
         with pytest.raises(OutsideVault):
             edit_page(root, path, lambda text, offset: text + "- x\n")
-    assert (outside / "secret.md").read_text() == SECRET
+    with pytest.raises(OutsideVault):
+        create_entity_page(root, "../escape", "Zed Quinn")  # config refuses such a type; this is the second guard
+    assert (outside / "secret.md").read_text() == SECRET and not (root.parent / "escapes").exists()
     assert vault_path(root, "sub/../good.md") == (root / "good.md").resolve()
     view = run_kbg("view", "../outside/secret.md", "--vault", str(root))
     assert view.returncode != 0 and "TOPSECRET" not in view.stdout
