@@ -38,9 +38,13 @@ def test_a_schema_newer_than_the_code_is_refused_in_one_line(fresh):
         fresh.db.execute("DELETE FROM migrations WHERE name = 'p999_from_the_future'")
 
 
-def test_a_connection_the_server_drops_is_a_store_error_and_the_next_call_reconnects(fresh):
+def test_a_connection_the_server_drops_is_a_store_error_and_the_next_call_reconnects(fresh, monkeypatch):
+    from kbgraph.store.postgres import pool
+
+    monkeypatch.setattr(pool, "CHECK_AFTER_IDLE_S", 3600.0)  # no check before lending: the drop is met
     fresh.set_meta("kept", "yes")
-    pid = fresh.db.execute("SELECT pg_backend_pid()").fetchone()[0]
+    with fresh.db.pinned() as db:
+        pid = db.execute("SELECT pg_backend_pid()").fetchone()[0]
     from kbgraph.store.postgres import open_store
 
     other = open_store(fresh._url)

@@ -33,8 +33,12 @@ def mcp_server_for(ws):
 @click.option("--port", default=8321, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes sharing the port, each with its own connections to the vault's store.")
+@click.option("--db-connections", type=click.IntRange(1, 1000), default=None,
+              help="With --db postgresql://: connections each server process keeps at most, shared by its request"
+                   " threads; a request waits for a free one (default 10). Size the server's max_connections for"
+                   " workers x this.")
 @vault_option
-def serve(host: str, port: int, workers: int, vault: str | None) -> None:
+def serve(host: str, port: int, workers: int, db_connections: int | None, vault: str | None) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json, docs/api.md) and MCP at /mcp. On loopback with no
     tokens, callers read as you; with tokens, each request needs `Authorization: Bearer TOKEN`."""
     require_serve_extra()
@@ -45,6 +49,7 @@ def serve(host: str, port: int, workers: int, vault: str | None) -> None:
 
     with open_workspace(vault) as ws:
         check_bind(host, ws.store)
+        size_pool(ws.store, db_connections)
         if workers > 1:
             root = ws.root
         else:
@@ -54,10 +59,17 @@ def serve(host: str, port: int, workers: int, vault: str | None) -> None:
             return
     # Several workers: the bind rule was checked (and the store migrated) here, once; each worker opens the
     # vault again in its own process (serve_worker.py), so this process keeps no connection while it waits.
-    _serve_workers(root, host, port, workers)
+    _serve_workers(root, host, port, workers, db_connections)
 
 
-def _serve_workers(root, host: str, port: int, workers: int) -> None:
+def size_pool(store, size: int | None) -> None:
+    """The PostgreSQL store's pool bounded to size connections; SQLite has no server connections to bound."""
+    resize = getattr(store, "resize_pool", None)
+    if size is not None and resize is not None:
+        resize(size)
+
+
+def _serve_workers(root, host: str, port: int, workers: int, db_connections: int | None) -> None:
     """uvicorn's supervisor: N processes accept on one socket; Ctrl-C or SIGTERM stops them all.
     SQLite works too: WAL lets the workers read beside one writer, writers wait on BEGIN IMMEDIATE's
     busy timeout, page writes on the vault's file lock, and the graph cache checks a counter in the file."""
@@ -66,9 +78,11 @@ def _serve_workers(root, host: str, port: int, workers: int) -> None:
     import uvicorn
 
     from .common import db_url
-    from .serve_worker import HOST_ENV, VAULT_ENV
+    from .serve_worker import HOST_ENV, POOL_ENV, VAULT_ENV
 
     os.environ[VAULT_ENV], os.environ[HOST_ENV] = str(root), host
+    if db_connections is not None:
+        os.environ[POOL_ENV] = str(db_connections)
     url = db_url()
     if url:
         os.environ["KBG_DB"] = url

@@ -12,6 +12,7 @@ import os
 
 VAULT_ENV = "KBG_SERVE_VAULT"  # the vault's resolved root, so every worker opens the same one
 HOST_ENV = "KBG_SERVE_HOST"  # the address bound: a worker reads callers as loopback only if it is loopback
+POOL_ENV = "KBG_SERVE_DB_CONNECTIONS"  # --db-connections: each worker bounds its own PostgreSQL pool
 # --db travels as KBG_DB, which Workspace.open already reads.
 
 
@@ -21,7 +22,9 @@ def create_worker_app():
     from ..api.tokens import is_loopback
     from ..mcp import build_server
     from ..workspace import Workspace
+    from .serve_cmd import size_pool
 
     ws = Workspace.open(os.environ[VAULT_ENV])
+    size_pool(ws.store, int(os.environ[POOL_ENV]) if os.environ.get(POOL_ENV) else None)
     atexit.register(ws.close)  # a worker lives as long as its process; close its connections on the way out
     return create_app(ws, loopback=is_loopback(os.environ[HOST_ENV]), mcp_server=build_server(workspace=ws))

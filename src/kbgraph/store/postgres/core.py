@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...errors import InvalidInput
 from ...model import ParsedDocument
 from ..sqlite.store import doc_fts_text
-from .connection import PgConnection
+from .pool import PooledDb
 from .text import count_tokens
 
 # The full-text tables whose GIN indexes collect new entries in a pending list until merged.
@@ -17,7 +17,7 @@ _TEXT_INDEXES = ("chunks_tsv", "documents_tsv")
 
 
 class PgCoreQueries:
-    db: PgConnection
+    db: PooledDb
 
     # --- fragments of the shared queries
 
@@ -89,6 +89,10 @@ class PgCoreQueries:
     def size_on_disk(self) -> int:
         """Bytes the database takes on the server (its tables, indexes and their free space)."""
         return int(self.db.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+
+    def reclaim_space(self) -> int:
+        """Nothing to do here: the server's autovacuum makes freed space reusable."""
+        return 0
 
 
 def _server_backup(store) -> InvalidInput:

@@ -9,11 +9,11 @@ UNION keeps each key once."""
 
 from __future__ import annotations
 
-from .connection import PgConnection
+from .pool import PooledDb
 
 
 class PgGraphQueries:
-    db: PgConnection
+    db: PooledDb
 
     def _index_hint(self, index: str) -> str:
         """SQLite is told which index a graph read walks (INDEXED BY); PostgreSQL's planner chooses

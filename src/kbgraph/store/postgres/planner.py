@@ -5,14 +5,14 @@ stale, then runs the shared SQL. A mixin of PostgresStore, first in its bases.""
 
 from __future__ import annotations
 
-from .connection import PgConnection
+from .pool import PooledDb
 
 STALE_SHARE = 0.1  # analyse a table once this share of its rows changed since it was last analysed
 STALE_MIN_ROWS = 1000
 
 
 class PgPlannedQueries:
-    db: PgConnection
+    db: PooledDb
 
     def _analysed(self, *tables: str) -> None:
         rows = self.db.execute(

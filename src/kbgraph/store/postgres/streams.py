@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..sqlite.rows import _grouped
-from .connection import PgConnection
+from .pool import PooledDb
 
 
 class PgStreamQueries:
-    db: PgConnection
+    db: PooledDb
 
     def docs_for_mentions(self, all_docs: bool) -> Iterator[dict]:
         where = "" if all_docs else "WHERE d.mentions_stale = 1"

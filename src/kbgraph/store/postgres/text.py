@@ -24,7 +24,7 @@ from ...access import Access
 from ...model import Snippet, TextQuery
 from ..base import DocFilter
 from ..sqlite.search import _readable_passing
-from .connection import PgConnection
+from .pool import PooledDb
 from .tsquery import CONFIG, HEADLINE_OPTIONS, CompiledQuery, read_headline
 
 # ts_rank_cd's weights, in the order {D, C, B, A} and at most 1, in the ratios of SQLite's bm25()
@@ -43,7 +43,7 @@ def count_tokens(*texts: str) -> int:
 
 
 class PgTextQueries:
-    db: PgConnection
+    db: PooledDb
 
     # --- ranking -------------------------------------------------------------------------
 

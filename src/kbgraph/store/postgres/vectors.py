@@ -45,7 +45,8 @@ from ...access import Access
 from ..base import DocFilter
 from ..sqlite.rows import EVERY_ROW
 from ..sqlite.search import _readable_passing
-from .connection import PgConnection, _lost, pg_sql
+from .connection import _lost, pg_sql
+from .pool import PooledDb
 
 INDEX_FROM = 250_000  # indexed vectors from which search reads the index, not the exact matrix (§20; docstring)
 EXACT_BELOW = 5000  # readable chunk vectors under which a read takes them all instead of walking the index
@@ -97,7 +98,7 @@ _ROWS = ("SELECT cv.chunk_id, c.doc_id, v.vector FROM chunk_vectors cv JOIN chun
 
 
 class PgVectorQueries:
-    db: PgConnection
+    db: PooledDb
     _indexed: tuple[str, int] | None = None  # (vectors_version, rows of chunk_embeddings), per store
 
     if TYPE_CHECKING:  # PostgresStore's own methods
@@ -218,7 +219,7 @@ class PgVectorQueries:
         if where != EVERY_ROW and self._readable_vectors(where, params) <= EXACT_BELOW:
             return self._embeddings(_EMBEDDINGS + inside, params)
         text = "[" + ",".join(map(repr, np.asarray(query, dtype=np.float32).tolist())) + "]"
-        with self.db.conn.transaction():
+        with self.db.pinned() as db, db.conn.transaction():  # SET LOCAL: one connection for the block
             for setting, value in (("iterative_scan", "relaxed_order"), ("max_scan_tuples", SCAN_TUPLES),
                                    ("ef_search", min(max(sections, documents, 40), 1000))):
                 self.db.execute(f"SET LOCAL hnsw.{setting} = {value}")
@@ -254,6 +255,7 @@ class PgVectorQueries:
     def _binary_rows(self, sql: str, params: list) -> list[tuple]:
         """Rows read in binary: a vector's bytes as stored, not twice as many in hex."""
         try:
-            return self.db.conn.cursor(binary=True).execute(pg_sql(sql), params).fetchall()
+            with self.db.pinned() as db:
+                return db.conn.cursor(binary=True).execute(pg_sql(sql), params).fetchall()
         except psycopg.OperationalError as exc:
             raise _lost(exc) from None
