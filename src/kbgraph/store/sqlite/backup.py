@@ -8,7 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ...errors import InvalidInput, SchemaTooNew
+from ...errors import InvalidInput, SchemaTooNew, StoreError
 from .migrations import MIGRATIONS, apply_migrations
 
 
@@ -80,8 +80,8 @@ class BackupQueries:
             finally:
                 copy.close()
             if problems:
-                raise InvalidInput(f"the backup failed SQLite's integrity check: {problems[0]}; the index "
-                                   "itself may be damaged (run `kbg index --full`)", param="path")
+                raise StoreError(f"the backup failed SQLite's integrity check: {problems[0]}; the index "
+                                   "itself may be damaged", hint="index the vault again, re-reading every note")
             os.replace(partial, target)
         except OSError as exc:
             raise InvalidInput(f"cannot write the backup {target}: {exc.strerror}", param="path") from None
