@@ -7,8 +7,6 @@ listing them.
 
 from __future__ import annotations
 
-import difflib
-
 from ..access import LOCAL, Access
 from ..errors import Ambiguous, InvalidInput, NotFound
 from ..model import Entity, as_dict
@@ -48,11 +46,9 @@ def entities_named(store: Store, key: str, entity_type: str | None = None, acces
 
 def similar_names(store: Store, name: str, entity_type: str | None, limit: int = 3,
                   access: Access = LOCAL) -> list[str]:
-    names = {}
-    for entity_id, surface in store.all_entity_names(access, entity_type):
-        names.setdefault(name_key(surface), surface)
-    close = difflib.get_close_matches(name_key(name), list(names), n=limit, cutoff=0.6)
-    return [names[k] for k in close]
+    """The names of the entities the access may read with a spelling closest to name (trigram similarity,
+    found by the store): "Arjun Metha" suggests Arjun Mehta, even where his first name "Arjun" is closer."""
+    return [m.name for m in store.similar_entity_names(access, name_key(name), entity_type, limit)]
 
 
 def _candidate(entity: Entity) -> dict:

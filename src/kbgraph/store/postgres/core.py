@@ -6,8 +6,11 @@ full text lives in tsvector columns, not in FTS5 tables."""
 
 from __future__ import annotations
 
+from ...access import Access
 from ...errors import InvalidInput
 from ...model import ParsedDocument
+from ..base import FUZZY_MIN_SIMILARITY, NameMatch
+from ..sqlite.rows import access_sql
 from ..sqlite.store import doc_fts_text
 from .pool import PooledDb
 from .text import count_tokens
@@ -66,6 +69,25 @@ class PgCoreQueries:
 
     def _forget_sections_text(self, doc_id: int) -> None:
         """Nothing to do: the chunks' vectors go with their rows, and the document's is rewritten with it."""
+
+    # --- names
+
+    def similar_entity_names(self, access: Access, key: str, entity_type: str | None = None,
+                             limit: int = 5) -> list[NameMatch]:
+        """CoreQueries.similar_entity_names by pg_trgm: `%` finds the spellings on the GIN trigram index of
+        entity_names.key (at pg_trgm.similarity_threshold, 0.3 unless the server changed it), the access
+        filter and the type in the same scan, each entity's closest spelling, then the LIMIT."""
+        readable, params = access_sql("e", access)
+        kind = ""
+        if entity_type:
+            kind = " AND e.type = ?"
+            params.append(entity_type)
+        sql = ("SELECT entity_id, entity, name, sml FROM (SELECT DISTINCT ON (n.entity_id) n.entity_id,"
+               " e.name AS entity, n.name, similarity(n.key, ?) AS sml FROM entity_names n JOIN entities e"
+               f" ON e.id = n.entity_id WHERE n.key % ? AND similarity(n.key, ?) >= ? AND {readable}{kind}"
+               " ORDER BY n.entity_id, sml DESC, n.name) best ORDER BY sml DESC, entity, entity_id LIMIT ?")
+        rows = self.db.execute(sql, [key, key, key, FUZZY_MIN_SIMILARITY, *params, limit])
+        return [NameMatch(r[0], r[1], r[2], float(r[3])) for r in rows]
 
     # --- status
 

@@ -16,8 +16,9 @@ from urllib.parse import quote
 from ...errors import StoreError
 from ...model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
 from ...access import Access
-from ..base import DocFilter, DocState, EntityName, EntitySync, RelationVersion
+from ..base import FUZZY_MIN_SIMILARITY, DocFilter, DocState, EntityName, EntitySync, NameMatch, RelationVersion
 from .migrations import MIGRATIONS, apply_migrations
+from .trigrams import similarity as trigram_similarity
 from .rows import EVERY_ROW, access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries
 from .governance import GovernanceQueries
@@ -29,6 +30,7 @@ from .tokens import TokenQueries
 from .transfer import TransferQueries
 from .backup import BackupQueries
 from .vectors import VectorQueries
+from .space import WAL_LIMIT_BYTES, plan_incremental, reclaim
 
 INDEX_DIR = ".kbgraph"
 DB_NAME = "index.db"
@@ -43,6 +45,7 @@ def _connect(target: str) -> sqlite3.Connection:
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute("PRAGMA foreign_keys = ON")
+    db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")  # a huge transaction's log does not stay huge
     return db
 
 
@@ -504,6 +507,26 @@ class CoreQueries:
             sql += " AND e.type = ?"
             params.append(entity_type)
         return list(self.db.execute(sql, params))
+
+    def similar_entity_names(self, access: Access, key: str, entity_type: str | None = None,
+                             limit: int = 5) -> list[NameMatch]:
+        """The entities the access may read with a name or alias spelled like key (a folded name): each
+        with its closest spelling, at least FUZZY_MIN_SIMILARITY alike by pg_trgm's trigram similarity
+        (trigrams.py), closest first, then by name. Every readable name is scored in the query (no
+        trigram index here), readable ones only, before the LIMIT."""
+        self.db.create_function("kbg_trigram_similarity", 2, trigram_similarity, deterministic=True)
+        readable, params = access_sql("e", access)
+        kind = ""
+        if entity_type:
+            kind = " AND e.type = ?"
+            params.append(entity_type)
+        sql = ("SELECT entity_id, entity, name, sml FROM (SELECT entity_id, entity, name, sml, row_number() OVER"
+               " (PARTITION BY entity_id ORDER BY sml DESC, name) AS pick FROM (SELECT n.entity_id, e.name AS entity,"
+               " n.name, kbg_trigram_similarity(n.key, ?) AS sml FROM entity_names n JOIN entities e"
+               f" ON e.id = n.entity_id WHERE {readable}{kind}) WHERE sml >= ?) WHERE pick = 1"
+               " ORDER BY sml DESC, entity, entity_id LIMIT ?")
+        rows = self.db.execute(sql, [key, *params, FUZZY_MIN_SIMILARITY, limit])
+        return [NameMatch(r[0], r[1], r[2], r[3]) for r in rows]
 
     def entity_documents(self, access: Access, entity_id: int, limit: int | None = None) -> list[dict]:
         readable, extra = access_sql("d", access)
@@ -1079,6 +1102,11 @@ class CoreQueries:
 
         return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
 
+    def reclaim_space(self) -> int:
+        """Give the space that deleted or shrunk documents freed back to the file system (space.py);
+        returns the bytes the index shrank by."""
+        return reclaim(self.db)
+
     def stats(self) -> dict:
         one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
         kinds = dict(self.db.execute("SELECT kind, count(*) FROM documents GROUP BY kind ORDER BY kind"))
@@ -1163,6 +1191,7 @@ class SqliteStore(BackupQueries, CoreQueries, GovernanceQueries, TransferQueries
         target = f"file:/kbgraph-{uuid.uuid4().hex}?vfs=memdb" if path == ":memory:" else path
         try:
             db = _connect(target)
+            plan_incremental(db)  # before the first table: deleted notes can give their space back
             if path != ":memory:":
                 db.execute("PRAGMA journal_mode = WAL")  # kept in the file: later connections inherit it
             apply_migrations(db)
