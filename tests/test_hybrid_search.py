@@ -135,6 +135,10 @@ def test_empty_queries_and_bad_options_are_refused(indexed_vault, store):
     assert kbg(indexed_vault, "search", "", code=1)["error"].startswith("empty query")
 
 
+def _missing_one(store) -> str:
+    return f"1 of {store.vector_counts()[1]:,} sections have no vectors yet: hybrid search uses text for them; run `kbg embed`"
+
+
 def test_an_index_without_vectors_searches_text_only_and_says_so(vault, monkeypatch):
     monkeypatch.setenv("KBG_EMBEDDER", "none")
     index_vault(vault)
@@ -153,9 +157,9 @@ def test_an_index_without_vectors_searches_text_only_and_says_so(vault, monkeypa
     monkeypatch.setenv("KBG_EMBEDDER", "fake")
     with _opened(vault) as store:
         result = _search(vault, store, "token rotation")
-        assert "vector" in result.signals and result.notes == ("1 chunks have no vector yet (run `kbg index`)",)
+        assert "vector" in result.signals and result.notes == (_missing_one(store),)
         store.db.execute("DELETE FROM meta WHERE key = 'vectors_missing'")  # as an index from before the count
-        assert _search(vault, store, "token rotation").notes == ("1 chunks have no vector yet (run `kbg index`)",)
+        assert _search(vault, store, "token rotation").notes == (_missing_one(store),)
 
 
 def test_a_missing_model_leaves_text_search_working_and_names_the_fix(vault, monkeypatch, tmp_path):

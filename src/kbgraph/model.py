@@ -124,6 +124,32 @@ class IndexReport:
     mentions: int
     problems: tuple[Problem, ...] = ()
     config_changed: bool = False  # kbgraph.toml (or kbgraph's reading rules) changed: every note was read again
+    ready: "TextReady | None" = None  # when text and graph search were ready, before any embedding
+    embedded: int = 0  # sections given a vector in this run
+    vectors_missing: int = 0  # sections still without one (embedding later, interrupted, or off)
+
+
+@dataclass(frozen=True)
+class TextReady:
+    """What a run had committed when text and graph search became ready: everything but vectors."""
+
+    seconds: float  # since the run began
+    documents: int
+    sections: int
+    entities: int
+    relations: int
+    vectors_missing: int  # sections the embedding that follows (or `kbg embed`) still has to do
+
+
+@dataclass(frozen=True)
+class EmbedReport:
+    """What `kbg embed` (embedding on its own, after `kbg index --embed later` or an interrupted run) did."""
+
+    embedded: int  # sections given a vector
+    vectors_missing: int  # sections left without one
+    model: str | None  # the model that made the vectors (None: embeddings are off or unavailable)
+    seconds: float
+    problems: tuple[Problem, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index
                portable_cmd, relations_cmd,
                resolve_cmd, suggestions_cmd)
 from . import capture_cmd, mcp_cmd, memory_cmd, recall_cmd
-from . import serve_cmd, token_cmd
+from . import embed_cmd, serve_cmd, token_cmd
 from .common import root_options
 from .wording import cli_words
 
@@ -24,6 +24,7 @@ def cli() -> None:
 
 cli.add_command(index_cmd.init)
 cli.add_command(index_cmd.index)
+cli.add_command(embed_cmd.embed)
 cli.add_command(documents_cmd.search)
 cli.add_command(recall_cmd.recall)
 cli.add_command(documents_cmd.view)

@@ -1,7 +1,12 @@
 """The indexing run: a list of named stages over one context object.
 
-Default stages: walk -> plan -> documents -> entities -> mentions -> finish.
+Default stages: walk -> plan -> documents -> entities -> ... -> govern -> ready -> embed -> similar -> finish.
 A user can insert, replace or drop a stage (``Pipeline.default().insert_after(...)``).
+
+Text and graph first: everything keyword and graph search read (documents, full text, entities,
+relations, suggestions, tiers, problems) is committed by the `ready` stage, which says so through
+the progress callback ("ready", documents, sections) before the embed stage loads a model. Embedding
+then saves as it goes (embed/stage.py); `embed="later"` stops before it (`kbg embed` does it then).
 
 Consistency under interruption: documents are written in batches, each batch one
 transaction that also marks the entity set dirty; entities and mentions are
@@ -28,7 +33,7 @@ from ..entities.sync import sync_entities
 from ..entities.assemble import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms
 from ..errors import IndexLocked
 from ..entities.mentions import MentionMatcher, find_document_mentions
-from ..model import IndexReport, Link, Mention, ParsedDocument, Problem
+from ..model import IndexReport, Link, Mention, ParsedDocument, Problem, TextReady
 from ..entities.names import name_key, page_link_keys
 from .parse import parse_document
 from ..store.base import DocState, Store
@@ -37,6 +42,10 @@ from ..workspace import Workspace
 
 ProgressFn = Callable[[str, int, int], None]
 BATCH_SIZE = 250
+# Bytes of notes per documents transaction at most: a batch of large notes (or one huge one after
+# small ones) is committed before the next is read, so what was read is saved as the run goes.
+BATCH_BYTES = 4 * 1024 * 1024
+EMBED_CHOICES = ("now", "later")
 
 
 @dataclass
@@ -65,6 +74,9 @@ class IndexRun:
     mentions_scanned: int = 0
     extracted: dict[int, tuple[str, list[dict]]] = field(default_factory=dict)  # doc id -> (path, suggestions)
     assembly: tuple | None = None  # (claims, resolved references, merges), computed once per run
+    embed: str = "now"  # "later": stop once text and graph search are ready (vectors by `kbg embed`)
+    embedded: int = 0  # sections given a vector by this run
+    ready: TextReady | None = None  # set by the ready stage
 
 
 Stage = Callable[[IndexRun], None]
@@ -111,10 +123,22 @@ def documents_stage(run: IndexRun) -> None:
     for state in run.removed.values():
         removed_by_hash.setdefault(state.content_hash, []).append(state)
     outcomes = _outcomes(run)
+    total = len(run.to_read)
+    if total:
+        run.progress("documents", 0, total)  # before the first file is read: a huge one takes a while
+    batch: list = []
+    size = 0
     try:
-        items = (_apply(run, entry, state, outcome, removed_by_hash)
-                 for (entry, state), outcome in zip(run.to_read, outcomes))
-        _drain_in_batches(run, "documents", len(run.to_read), items, _write_batch)
+        for done, (entry, state) in enumerate(run.to_read, 1):
+            if batch and (len(batch) >= BATCH_SIZE or size + entry.size > BATCH_BYTES):
+                _write_batch(run, batch)  # before waiting for this file's outcome: a huge one parses for long
+                batch, size = [], 0
+            item = _apply(run, entry, state, next(outcomes), removed_by_hash)
+            if item is not None:
+                batch.append(item)
+                size += entry.size
+            run.progress("documents", done, total)
+        _write_batch(run, batch)
     finally:
         outcomes.close()
     leftovers = [s for states in removed_by_hash.values() for s in states]
@@ -505,27 +529,51 @@ def _claim_entities_by_doc(store: Store, assembly: tuple | None) -> dict[int, li
     return out
 
 
-def finish_stage(run: IndexRun) -> None:
+def ready_stage(run: IndexRun) -> None:
+    """Commit what text and graph search still need (entity tiers, problems, the keyword index
+    compacted after many rewrites, the count of sections without vectors), then say they are ready:
+    progress("ready", documents, sections), and run.ready for the report."""
     store = run.store
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with store.transaction():
         if run.changed or run.mentions_scanned or run.full:
             store.refresh_entity_stats(TIER_THRESHOLDS)
-        store.record_problems(run.problems, now, clear_paths=[])
-        current = {p.path for p in run.problems}
-        if run.only is None:
-            store.clear_problems_except(current)
-        else:  # a partial run knows only about its own files (and every page line)
-            stale = [p.path for p in store.problems()
-                     if p.path not in current and (p.path in run.only or _is_line_problem(p.path))]
-            store.record_problems([], now, clear_paths=stale)
+        _record_problems(run, now)
         store.set_meta("last_indexed", now)
-        store.set_meta("last_run_seconds", f"{time.perf_counter() - run.started:.3f}")
         if run.only is None:  # every note was read under this configuration (or is unchanged since)
             store.set_meta("config_fingerprint", run.config.fingerprint)
+        missing = store.count_chunks_without_vectors()
+        if store.get_meta("vectors_missing") != str(missing):  # search says how many lack vectors from this
+            store.set_meta("vectors_missing", str(missing))
     rewritten = run.indexed + len(run.removed)
     if run.only is None and rewritten and rewritten >= COMPACT_SHARE * max(len(run.files), 1):
         store.compact_text_index()  # many rewrites left the keyword index in pieces every query reads
+    stats = store.stats()
+    run.ready = TextReady(round(time.perf_counter() - run.started, 3), stats["documents"], stats["chunks"],
+                          stats["entities"], stats["relations"], missing)
+    run.progress("ready", stats["documents"], stats["chunks"])
+
+
+def finish_stage(run: IndexRun) -> None:
+    """Record what embedding added to the problems, the run's time, and give back the space freed."""
+    store = run.store
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with store.transaction():
+        _record_problems(run, now)
+        store.set_meta("last_run_seconds", f"{time.perf_counter() - run.started:.3f}")
+    store.reclaim_space()
+
+
+def _record_problems(run: IndexRun, now: str) -> None:
+    store = run.store
+    store.record_problems(run.problems, now, clear_paths=[])
+    current = {p.path for p in run.problems}
+    if run.only is None:
+        store.clear_problems_except(current)
+    else:  # a partial run knows only about its own files (and every page line)
+        stale = [p.path for p in store.problems()
+                 if p.path not in current and (p.path in run.only or _is_line_problem(p.path))]
+        store.record_problems([], now, clear_paths=stale)
 
 
 def _is_line_problem(path: str) -> bool:
@@ -563,12 +611,17 @@ def _infer_stage(run: IndexRun) -> None:
 
 
 def _embed_stage(run: IndexRun) -> None:
+    if run.embed == "later":
+        return
     from ..embed.stage import embed_stage
 
     embed_stage(run)
 
 
 def _similar_stage(run: IndexRun) -> None:
+    """References by meaning: they compare vectors, so they follow the embedding (and wait for it)."""
+    if run.embed == "later":
+        return
     from ..docgraph.similar_stage import similar_stage
 
     similar_stage(run)
@@ -597,6 +650,7 @@ class Pipeline:
                 ("cooccur", _cooccurrence_stage),
                 ("infer", _infer_stage),
                 ("govern", govern_stage),
+                ("ready", ready_stage),
                 ("embed", _embed_stage),
                 ("similar", _similar_stage),
                 ("finish", finish_stage),
@@ -643,10 +697,17 @@ def index_vault(
     store: Store=None,
     only: set[str] | None = None,
     lock_wait: float = 0.0,
+    embed: str = "now",
 ) -> IndexReport:
-    """Index the vault at root (incrementally unless full) and report what happened."""
+    """Index the vault at root (incrementally unless full) and report what happened. Text and graph
+    search are committed before any embedding (progress "ready"); embed="later" stops there, and
+    `embed_vault` (or the next run) makes the vectors."""
     from ..store import open_store
 
+    if embed not in EMBED_CHOICES:
+        from ..errors import InvalidInput
+
+        raise InvalidInput(f"`embed` {embed!r}: use {' or '.join(EMBED_CHOICES)}", param="embed")
     root = Path(root)
     config = load_config(root)
     own_store = store is None
@@ -655,9 +716,10 @@ def index_vault(
         with index_lock(root, lock_wait):
             config_changed = only is None and not full and _config_changed(store, config)
             run = IndexRun(root=root, config=config, store=store, full=full or config_changed, only=only,
-                           progress=progress or (lambda *a: None))
+                           progress=progress or (lambda *a: None), embed=embed)
             (pipeline or Pipeline.default()).run(run)
             stats = store.stats()
+            missing = store.chunks_missing_vectors()
     finally:
         if own_store:
             store.close()
@@ -674,6 +736,9 @@ def index_vault(
         mentions=stats["mentions"],
         problems=tuple(run.problems),
         config_changed=config_changed,
+        ready=run.ready,
+        embedded=run.embedded,
+        vectors_missing=missing,
     )
 
 

@@ -35,6 +35,7 @@ class VectorSearch:
     docs: np.ndarray
     matrix: np.ndarray
     missing: int  # chunks without a vector
+    sections: int = 0  # chunks, with a vector or not (counted only when some lack one)
     # The store's vector index (ids, docs and matrix then empty): (query vector, sections, documents) ->
     # the rows of the matrix those need, read in the thread that scores them.
     nearest: Callable[[np.ndarray, int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
@@ -48,7 +49,7 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
         return None, "vectors off ([search] embedder = \"none\"): text and graph signals only"
     stored_model = store.embedding_model()
     if stored_model is None or not store.has_vectors():
-        return None, "this index has no vectors yet: text and graph signals only until `kbg index` embeds the chunks"
+        return None, "this index has no vectors yet: text and graph signals only; run `kbg embed` to make them"
     embedder, problem = _embedder(embedder_name)
     if embedder is None:
         return None, f"vectors unavailable, text and graph signals only: {problem}"
@@ -57,12 +58,14 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
         return None, f"the vectors were made by {stored_model}, not {model}: run `kbg index` to re-embed"
     import numpy as np
 
+    missing = store.chunks_missing_vectors()
+    sections = store.vector_counts()[1] if missing else 0  # a count of every chunk only while some lack vectors
     if store.has_vector_index():
         none = np.zeros(0, dtype=np.int64)
-        return VectorSearch(embedder, none, none, np.zeros((0, 0), dtype=np.float32), store.chunks_missing_vectors(),
-                            partial(store.nearest_vectors, access, flt)), None
+        return VectorSearch(embedder, none, none, np.zeros((0, 0), dtype=np.float32), missing,
+                            partial(store.nearest_vectors, access, flt), sections), None
     ids, docs, matrix = store.vector_matrix(access, flt)
-    return VectorSearch(embedder, ids, docs, matrix, store.chunks_missing_vectors()), None
+    return VectorSearch(embedder, ids, docs, matrix, missing, sections=sections), None
 
 
 PARAGRAPH_WORDS = 32  # "auto": a query longer than this is a pasted paragraph, compared with whole notes
@@ -152,7 +155,11 @@ def candidates_for(depth: int) -> int:
 
 
 def missing_note(prepared: VectorSearch) -> str | None:
-    return f"{prepared.missing} chunks have no vector yet (run `kbg index`)" if prepared.missing else None
+    """What search says while sections lack vectors (embedding running, interrupted or left for later)."""
+    if not prepared.missing:
+        return None
+    return (f"{prepared.missing:,} of {max(prepared.sections, prepared.missing):,} sections have no vectors yet: "
+            "hybrid search uses text for them; run `kbg embed`")
 
 
 def _embedder(name: str):

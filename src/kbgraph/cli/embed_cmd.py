@@ -1,0 +1,48 @@
+"""`kbg embed`: vectors for the sections that have none, after `kbg index --embed later` or an
+interrupted embedding, with the same progress bar; resumable."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import json_option, open_workspace, vault_option
+from .index_cmd import INDEX_LOCK_WAIT, _ProgressBar, missing_vectors_line
+from .wording import cli_words
+
+
+@click.command()
+@vault_option
+@json_option
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def embed(vault: str | None, as_json: bool, quiet: bool) -> None:
+    """Embed the sections that have no vector yet (after `kbg index --embed later`, or an interrupted run).
+
+    Saved as it goes: Ctrl-C keeps what is done, and the next `kbg embed` (or `kbg index`) goes on from
+    there. Search works meanwhile. To run it in the background: `kbg embed -q &`.
+    """
+    from ..embed.run import embed_vault
+    from ..model import as_dict
+
+    with open_workspace(vault) as ws, _ProgressBar(quiet, as_json) as bar:
+        try:
+            report = embed_vault(ws.root, progress=bar.update, store=ws.store, lock_wait=INDEX_LOCK_WAIT)
+        except KeyboardInterrupt:
+            bar.close()
+            done, total = bar.embedding or (0, 0)
+            sys.stderr.write(f"interrupted: {done:,} of {total:,} sections were embedded and saved; "
+                             "run `kbg embed` again to embed the rest\n")
+            raise SystemExit(130) from None
+        sections = ws.store.vector_counts()[1]
+    if as_json:
+        from .output import print_json
+
+        print_json(as_dict(report))
+        return
+    for problem in report.problems:
+        sys.stderr.write(f"{problem.severity}: {problem.path}: {cli_words(problem.reason)}\n")
+    print(f"embedded {report.embedded:,} sections in {report.seconds:.2f}s"
+          + (f" with {report.model}" if report.model else ""))
+    if report.vectors_missing:
+        print(missing_vectors_line(report.vectors_missing, sections))

@@ -1,0 +1,88 @@
+"""Deleting or shrinking notes gives the index's disk space back (store/sqlite/space.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from kbgraph.ingest.pipeline import index_vault
+from kbgraph.store import open_store
+from kbgraph.store.sqlite.space import INCREMENTAL
+
+
+def _index_file(root: Path) -> int:
+    return (root / ".kbgraph" / "index.db").stat().st_size
+
+
+def _vault_with_a_large_note(root: Path) -> Path:
+    root.mkdir()
+    (root / "kbgraph.toml").write_text("[index]\nmax_file_mb = 20\n")
+    for i in range(5):
+        (root / f"small-{i}.md").write_text(f"# Small {i}\n\nA short note.\n")
+    section = "## Part {n}\n\n" + "Words about the gateway, its tokens and its clients. " * 40 + "\n\n"
+    (root / "large.md").write_text("# Large\n\n" + "".join(section.format(n=n) for n in range(1500)))
+    return root
+
+
+def test_a_deleted_large_note_gives_its_space_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBG_EMBEDDER", "none")
+    root = _vault_with_a_large_note(tmp_path / "vault")
+    index_vault(root)
+    full = _index_file(root)
+    assert full > 5_000_000
+    (root / "large.md").unlink()
+    report = index_vault(root)
+    assert report.removed == 1
+    assert _index_file(root) < full * 0.2, "the freed pages went back to the file system"
+    store = open_store(root)
+    try:
+        assert store.db.execute("PRAGMA auto_vacuum").fetchone()[0] == INCREMENTAL
+        assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        store.close()
+
+
+def test_a_shrunk_note_gives_space_back_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBG_EMBEDDER", "none")
+    root = _vault_with_a_large_note(tmp_path / "vault")
+    index_vault(root)
+    full = _index_file(root)
+    (root / "large.md").write_text("# Large\n\nNow short.\n")
+    index_vault(root)
+    assert _index_file(root) < full * 0.2
+
+
+def test_an_index_made_before_incremental_vacuum_is_rewritten_once_when_much_is_free(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBG_EMBEDDER", "none")
+    root = _vault_with_a_large_note(tmp_path / "vault")
+    index_vault(root)
+    db = sqlite3.connect(root / ".kbgraph" / "index.db")
+    db.execute("PRAGMA auto_vacuum = NONE")
+    db.execute("VACUUM")  # as an index made by an earlier version: no incremental vacuum
+    assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    db.close()
+    full = _index_file(root)
+    (root / "large.md").unlink()
+    index_vault(root)
+    assert _index_file(root) < full * 0.2
+    store = open_store(root)
+    try:
+        assert store.db.execute("PRAGMA auto_vacuum").fetchone()[0] == INCREMENTAL, "and converted"
+    finally:
+        store.close()
+
+
+def test_little_free_space_is_left_for_the_next_writes(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBG_EMBEDDER", "none")
+    root = tmp_path / "vault"
+    root.mkdir()
+    for i in range(3):
+        (root / f"n{i}.md").write_text(f"# N {i}\n\nText.\n")
+    index_vault(root)
+    store = open_store(root)
+    try:
+        assert store.reclaim_space() == 0
+        with store.transaction():
+            assert store.reclaim_space() == 0, "never inside a caller's transaction"
+    finally:
+        store.close()
