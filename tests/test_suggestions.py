@@ -35,7 +35,9 @@ def test_accept_makes_a_relation_with_its_evidence_and_mirrors_it(svault):
     assert relation["source_doc"] == suggestion["source_doc"]
     assert "- reports-to [[Ana Lima]]" in (svault / "people/dana-kowalski.md").read_text()
     assert ("Dana Kowalski", "reports-to", "Ana Lima") not in pending(svault)
-    assert "was accepted already" in kbg(svault, "entity", "accept", str(suggestion["id"]), code=1)["error"]
+    again = kbg(svault, "entity", "accept", str(suggestion["id"]))  # redoable: the same relation, not re-counted
+    assert again["relation"] == relation
+    kbg(svault, "entity", "reject", str(suggestion["id"]), code=1)  # the other answer is refused
 
 
 def test_a_rejected_suggestion_is_not_suggested_again(svault):

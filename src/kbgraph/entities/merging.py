@@ -23,9 +23,14 @@ from ..workspace import Workspace
 
 
 def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
+    """Merge one entity into another. Redoable: a merge recorded already (a run killed before its
+    re-index, or the same merge asked twice) is finished and reported, not refused."""
     store = ws.store
     merged = find_entity(store, merged_name, access=ws.access)
     into = find_entity(store, into_name, access=ws.access)
+    recorded = _recorded_merge(store, merged_name, merged)
+    if recorded is not None and recorded.into_key == entity_key(into.type, into.name):
+        return _finish_recorded(ws, recorded)
     if merged.id == into.id:
         raise InvalidInput(f"{merged_name!r} and {into_name!r} are the same entity ({merged.name}); nothing to merge")
     if merged.type != into.type:
@@ -56,6 +61,32 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
                                    for r in outcome["self_loops_dropped"]],
         "pages_edited": sorted(edited),
     }
+
+
+def _recorded_merge(store: Store, merged_name: str, merged) -> Merge | None:
+    """The merge recorded of the entity merged_name names (as the entity set has it, which a merge
+    not yet re-indexed leaves as it was), or of merged_name itself (once re-indexed, it is an alias)."""
+    from .names import name_key
+
+    keys = {entity_key(merged.type, merged.name)}
+    for merge in store.merges():
+        if merge.from_key in keys or name_key(merge.from_name) == name_key(merged_name):
+            return merge
+    return None
+
+
+def _finish_recorded(ws: Workspace, merge: Merge) -> dict:
+    """What is left of a recorded merge: the entity set rebuilt with it (the re-index a killed run did
+    not get to; nothing when it did). The relations moved with the record, in its transaction."""
+    from ..ingest.pipeline import refresh_index
+
+    with write_lock(ws.root):
+        if ws.store.get_meta("entities_dirty") == "1":
+            refresh_index(ws)
+    result = find_entity(ws.store, merge.into_name, merge.into_type)
+    return {"merged": merge.from_name, "into": result.name, "type": result.type, "aliases": list(result.aliases),
+            "relations_moved": 0, "duplicates_collapsed": 0, "self_relations_dropped": [], "pages_edited": [],
+            "already": True}
 
 
 def unmerge_entity(ws: Workspace, merged_name: str) -> dict:

@@ -45,20 +45,36 @@ def extract_now(ws: Workspace, paths: list[str], progress=None) -> dict:
 
 
 def accept(ws: Workspace, suggestion_id: int) -> dict:
-    """Make a pending suggestion a relation (its evidence document kept as the source doc)."""
+    """Make a pending suggestion a relation (its evidence document kept as the source doc).
+
+    Redoable: the suggestion is marked accepted before anything else, under its own number. Creating
+    a new end re-indexes, and a re-scan drops pending suggestions no text states in their old form
+    (the end is known now), so a run killed after that lost the suggestion ("no suggestion 2"); an
+    accepted one is kept. Accepted again, a suggestion whose relation is missing is related now, and
+    one whose relation exists is reported as it is."""
     from .edits import relate_entities
 
     store = ws.store
-    suggestion = _pending(store, ws.access, suggestion_id)
+    suggestion = _answerable(store, ws.access, suggestion_id, "accepted")
     evidence = store.suggestion_evidence(suggestion_id)
+    redo = suggestion["status"] == "accepted"
+    if not redo:
+        with store.transaction():
+            store.decide_suggestion(suggestion_id, "accepted", now_iso())
     source, target = (_end_entity(ws, suggestion, end) for end in ("source", "target"))
+    successor = _restated_id(store, suggestion, source, target)
+    if not evidence and successor is not None:  # the re-scan moved the sentences to the restated one
+        evidence = store.suggestion_evidence(successor)
     # The note may have changed or gone since the suggestion was made: keep only evidence still on disk.
     docs = (store.get_document(LOCAL, doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
     doc = next((d for d in docs if d is not None and (ws.root / d["path"]).is_file()), None)
-    relation = relate_entities(ws, source, suggestion["type"], target, None, doc, None, False,
-                               suggestion["confidence"])
-    with store.transaction():
-        store.decide_suggestion(_current_id(store, suggestion, source, target), "accepted", now_iso())
+    relation = _related_already(ws, suggestion, source, target) if redo else None
+    if relation is None:
+        relation = relate_entities(ws, source, suggestion["type"], target, None, doc, None, False,
+                                   suggestion["confidence"])
+    if successor is not None:
+        with store.transaction():
+            store.decide_suggestion(successor, "accepted", now_iso())
     note = None if doc else "the document that stated it is gone; its sentence is kept as evidence"
     created = [e.name for e, end in ((source, "source"), (target, "target")) if suggestion[f"new_{end}"]]
     return {"id": suggestion_id, "status": "accepted", "relation": relation, "evidence": evidence, "note": note,
@@ -66,7 +82,8 @@ def accept(ws: Workspace, suggestion_id: int) -> dict:
 
 
 def _end_entity(ws: Workspace, suggestion: dict, end: str):
-    """The entity at one end; a new one (a technology of the bundled list, an @handle) is created now."""
+    """The entity at one end; a new one (a technology of the bundled list, an @handle) is created now
+    (or found: a run killed after creating it)."""
     from .edits import create_entity
 
     if suggestion[f"new_{end}"]:
@@ -74,28 +91,46 @@ def _end_entity(ws: Workspace, suggestion: dict, end: str):
     return ws.store.get_entity(LOCAL, suggestion[f"{end}_id"])
 
 
-def _current_id(store: Store, suggestion: dict, source, target) -> int:
-    """Creating an entity re-indexes, and the re-scan states the same relation between known entities:
-    that suggestion is the one to mark accepted (the "new" one is gone as unstated)."""
+def _restated_id(store: Store, suggestion: dict, source, target) -> int | None:
+    """Creating an entity re-indexes, and the re-scan states the same relation between known entities
+    as a suggestion of its own: the same assertion, accepted with this one."""
     if not (suggestion["new_source"] or suggestion["new_target"]):
-        return suggestion["id"]
-    same = [s for s in store.suggestions(LOCAL, None) if s["source_id"] == source.id and s["target_id"] == target.id
-            and s["type"] == suggestion["type"]]
-    return same[0]["id"] if same else suggestion["id"]
+        return None
+    same = [s for s in store.suggestions(LOCAL, "pending") if s["source_id"] == source.id
+            and s["target_id"] == target.id and s["type"] == suggestion["type"]]
+    return same[0]["id"] if same else None
+
+
+def _related_already(ws: Workspace, suggestion: dict, source, target) -> dict | None:
+    """The relation an accepted suggestion made, as relate_entities reports it; None if it is missing."""
+    from .records import canonical, today_iso, view_row
+
+    vocab = ws.config.vocabulary
+    rtype, src, tgt = canonical(vocab, source, suggestion["type"], target)
+    row = ws.store.get_relation(src.id, tgt.id, rtype.name)
+    if row is None:
+        return None
+    _, data = view_row(row, vocab, src.id, today_iso())
+    return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
+            "mirrored_to": row["origin_doc"] if row["origin"] == "page" else None, "conflicts": []}
 
 
 def reject(ws: Workspace, suggestion_id: int) -> dict:
-    """Remember that a suggestion is wrong: it is not suggested again, whatever the text says."""
-    _pending(ws.store, ws.access, suggestion_id)
-    with ws.store.transaction():
-        ws.store.decide_suggestion(suggestion_id, "rejected", now_iso())
+    """Remember that a suggestion is wrong: it is not suggested again, whatever the text says.
+    Rejecting it again (a run whose answer was lost) says the same, not an error."""
+    suggestion = _answerable(ws.store, ws.access, suggestion_id, "rejected")
+    if suggestion["status"] == "pending":
+        with ws.store.transaction():
+            ws.store.decide_suggestion(suggestion_id, "rejected", now_iso())
     return {"id": suggestion_id, "status": "rejected"}
 
 
-def _pending(store: Store, access: Access, suggestion_id: int) -> dict:
+def _answerable(store: Store, access: Access, suggestion_id: int, answer: str) -> dict:
+    """A pending suggestion, or one given this same answer before (a run to redo); the other answer
+    given already is refused."""
     suggestion = store.get_suggestion(access, suggestion_id)
     if suggestion is None:
         raise NotFound(f"no suggestion {suggestion_id}", param="suggestion_id", hint="list the suggestions to see them")
-    if suggestion["status"] != "pending":
+    if suggestion["status"] not in ("pending", answer):
         raise InvalidInput(f"suggestion {suggestion_id} was {suggestion['status']} already")
     return suggestion

@@ -19,21 +19,28 @@ def pending(store: Store, access: Access = LOCAL) -> list[dict]:
 def confirm(ws: Workspace, decision_id: int) -> dict:
     """The name is that entity. A name that says enough ("Arjoon Mehta") becomes the entity's alias
     everywhere: a recorded merge (undo: `kbg entity unmerge`). A name that says little ("Sam", "AJ")
-    is linked only in the documents that use it now: a "Sam" in another note is asked about again."""
+    is linked only in the documents that use it now: a "Sam" in another note is asked about again.
+
+    Redoable: the answer is saved before it is applied, so a question already confirmed is applied
+    again rather than refused; a run killed between the two (or confirming twice) completes the
+    merge, or the links' re-index, on the next run. Each application is idempotent."""
     from ..entities.merging import merge_entities
     from ..relations.records import now_iso
 
-    question = _open(ws.store, ws.access, decision_id)
+    question = _question(ws.store, ws.access, decision_id, answering="confirmed")
     if _low_information(question):
         return _link_in_documents(ws, decision_id, question)
-    # Answered first: the merge re-indexes, and a question nothing raises any more would be withdrawn.
-    with ws.store.transaction():
-        ws.store.decide(decision_id, "confirmed", "user", now_iso())
+    redo = question["outcome"] == "confirmed"
+    if not redo:
+        # Answered first: the merge re-indexes, and a question nothing raises any more would be withdrawn.
+        with ws.store.transaction():
+            ws.store.decide(decision_id, "confirmed", "user", now_iso())
     try:
         result = merge_entities(ws, question["surface"], question["candidate_name"])
-    except BaseException:
-        with ws.store.transaction():
-            ws.store.decide(decision_id, "asked", question["decided_by"], question["decided_at"])
+    except Exception:
+        if not redo:  # a merge refused (or failed) with nothing done: the question is open again
+            with ws.store.transaction():
+                ws.store.decide(decision_id, "asked", question["decided_by"], question["decided_at"])
         raise
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
             "entity": result["into"], "aliases": result["aliases"], "documents": []}
@@ -56,11 +63,14 @@ def _link_in_documents(ws: Workspace, decision_id: int, question: dict) -> dict:
 
     store, now = ws.store, now_iso()
     docs = store.docs_claiming(question["surface_type"], question["surface"])
+    # The links and the answer in one transaction: answered means linked. Confirmed again (a run killed
+    # before its re-index), the links are written again (each is one row per document and name).
     with store.transaction():
         for path in docs:
             store.add_reference_link(path, question["surface_type"], name_key(question["surface"]),
                                      question["candidate_key"], question["candidate_name"], now)
-        store.decide(decision_id, "confirmed", "user", now)
+        if question["outcome"] != "confirmed":
+            store.decide(decision_id, "confirmed", "user", now)
         store.set_meta("entities_dirty", "1")
     refresh_index(ws)
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
@@ -71,9 +81,10 @@ def reject(ws: Workspace, decision_id: int) -> dict:
     """The name is not that entity: never asked again for this pair."""
     from ..relations.records import now_iso
 
-    question = _open(ws.store, ws.access, decision_id)
+    question = _question(ws.store, ws.access, decision_id, answering="rejected")
     with ws.store.transaction():
-        ws.store.decide(decision_id, "rejected", "user", now_iso())
+        if question["outcome"] != "rejected":  # rejected again (a run killed before its re-index): re-index
+            ws.store.decide(decision_id, "rejected", "user", now_iso())
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
     from ..ingest.pipeline import refresh_index
 
@@ -82,12 +93,15 @@ def reject(ws: Workspace, decision_id: int) -> dict:
             "entity": question["candidate_name"]}
 
 
-def _open(store: Store, access: Access, decision_id: int) -> dict:
+def _question(store: Store, access: Access, decision_id: int, answering: str) -> dict:
+    """The question, open or given this same answer before (to be applied again); another answer given
+    already is refused."""
     question = store.get_decision(access, decision_id)
     if question is None:
         raise NotFound(f"no question {decision_id}", param="decision_id", hint="list the pending questions to see them")
-    if question["outcome"] != "asked":
-        raise InvalidInput(f"question {decision_id} was answered already ({question['outcome']})")
+    if question["outcome"] not in ("asked", answering):
+        raise InvalidInput(f"question {decision_id} was answered already ({question['outcome']})",
+                           hint="`kbg entity unmerge` undoes a confirmed merge")
     return question
 
 
