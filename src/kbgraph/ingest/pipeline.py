@@ -545,13 +545,27 @@ def ready_stage(run: IndexRun) -> None:
         missing = store.count_chunks_without_vectors()
         if store.get_meta("vectors_missing") != str(missing):  # search says how many lack vectors from this
             store.set_meta("vectors_missing", str(missing))
-    rewritten = run.indexed + len(run.removed)
-    if run.only is None and rewritten and rewritten >= COMPACT_SHARE * max(len(run.files), 1):
+    if run.only is None and _rewrote_a_large_share(run):
         store.compact_text_index()  # many rewrites left the keyword index in pieces every query reads
     stats = store.stats()
     run.ready = TextReady(round(time.perf_counter() - run.started, 3), stats["documents"], stats["chunks"],
                           stats["entities"], stats["relations"], missing)
     run.progress("ready", stats["documents"], stats["chunks"])
+
+
+def _rewrote_a_large_share(run: IndexRun) -> bool:
+    """Whether this run rewrote or removed COMPACT_SHARE of the notes, by count or by size: one deleted
+    50 MB note among small ones leaves most of the keyword index as delete markers, whose space only
+    a merge gives back."""
+    rewritten = run.indexed + len(run.removed)
+    if not rewritten:
+        return False
+    if rewritten >= COMPACT_SHARE * max(len(run.files), 1):
+        return True
+    # Bytes whose text went out of the keyword index (old versions, removed notes) or into it.
+    old = sum(state.size for _, state in run.to_read if state) + sum(state.size for state in run.removed.values())
+    changed = old + sum(entry.size for entry, _ in run.to_read)
+    return changed >= COMPACT_SHARE * (sum(entry.size for entry in run.files) + old)
 
 
 def finish_stage(run: IndexRun) -> None:
