@@ -260,3 +260,14 @@ def test_without_onnxruntime_the_default_is_numpy_with_one_line_and_no_traceback
     assert done.stdout.split() == ["MiniLMEmbedder", numpy_fp32.version]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "numpy" in lines[0] and "pip install onnxruntime" in lines[0], done.stderr
+
+
+def test_a_load_from_the_cache_needs_onnxruntime_alone(int8):
+    """onnx (seconds to import on a busy machine) is for making the file, not for running it."""
+    code = ("import sys\nfrom kbgraph.embed import load_embedder\n"
+            "e = load_embedder('minilm-int8'); e.embed(['a note'])\n"
+            "print('onnx' in sys.modules, 'onnxruntime.quantization' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "KBG_MODEL_DIR": str(int8.folder)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]

@@ -16,9 +16,8 @@ class Embedder(Protocol):
     """Turns texts into unit-length float32 vectors; equal inputs give equal outputs.
 
     The model embedders give a blank (empty or whitespace-only) text an all-zero row: it has no
-    meaning to place, and the vector a model makes of "[CLS] [SEP]" alone would sit at cosine
-    ~0.2-0.4 from many queries, the same for every blank text. A zero row scores 0 against
-    every query and never ranks by similarity.
+    meaning to place, and the vector a model makes of "[CLS] [SEP]" alone is the same for every
+    blank text and says nothing about any of them. A zero row scores exactly 0 against every query.
     """
 
     name: str
