@@ -167,6 +167,19 @@ def test_the_cli_error_for_a_damaged_int8_file_is_one_line(tmp_path):
     assert "kbg model install" in cli_words(REBUILD_HINT)
 
 
+def test_model_install_makes_the_int8_file_and_says_so(tmp_path, monkeypatch):
+    from kbgraph.embed import install, onnx_backend
+
+    monkeypatch.setattr(onnx_backend, "encoder_graph", lambda folder: build_encoder_graph(_tiny_tensors(), CONFIG))
+    said: list[str] = []
+    assert install._prepare_int8(tmp_path, False, said.append) == "made" and (tmp_path / INT8_FILE).is_file()
+    assert install._prepare_int8(tmp_path, False, said.append) == "already made" and len(said) == 1
+    (tmp_path / INT8_FILE).unlink()
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    outcome = install._prepare_int8(tmp_path, False, said.append)  # best effort: the install itself still succeeds
+    assert outcome.startswith("not made:") and "pip install onnx" in said[-1]
+
+
 # --- the real model (skipped without it) -------------------------------------------
 
 
