@@ -40,7 +40,10 @@ demo: $(VENV)/.installed
 	@echo "== kbg graph path 'Sam Li' Kafka   (how two entities are connected)"
 	$(KBG) graph path "Sam Li" Kafka --vault $(DEMO_VAULT)
 	@echo
-	@echo "== kbg person timeline 'Arjun Mehta'"
+	@echo "== kbg resolve pending   (names the notes use that kbgraph will not guess: 'Dan', 'Dana K')"
+	$(KBG) resolve pending --vault $(DEMO_VAULT)
+	@echo
+	@echo "== kbg person timeline 'Arjun Mehta'   (the cutover review spells him 'Arjoon Mehta': linked)"
 	$(KBG) person timeline "Arjun Mehta" --vault $(DEMO_VAULT)
 
 bench: $(VENV)/.installed

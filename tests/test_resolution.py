@@ -10,7 +10,7 @@ import pytest
 
 from kbgraph.ingest.pipeline import index_vault
 
-from .conftest import copy_indexed, kbg, tree_digest
+from .conftest import SAMPLE_VAULT, copy_indexed, kbg, tree_digest
 
 SYNC = """---
 type: meeting
@@ -45,7 +45,10 @@ def _log(vault, outcome=None) -> list[dict]:
 
 
 def _pending(vault) -> dict[tuple[str, str], int]:
-    return {(q["surface"], q["candidate_name"]): q["id"] for q in kbg(vault, "resolve", "pending")["questions"]}
+    """Open questions about the names these tests' notes use; the sample vault's own notes ask some of
+    their own ('Dan' and 'Dana K' in its Paystream call), which the README's tour answers."""
+    return {(q["surface"], q["candidate_name"]): q["id"] for q in kbg(vault, "resolve", "pending")["questions"]
+            if not (SAMPLE_VAULT / q["doc_path"]).is_file()}
 
 
 def test_clear_variants_link_a_bare_first_name_asks_and_a_stranger_is_new(rvault):
@@ -142,7 +145,7 @@ def test_an_alias_two_pages_claim_is_asked_about_not_given_to_either(vault):
     (vault / "notes/standup.md").write_text("---\nattendees: [Alex]\n---\n# Standup\n")
     index_vault(vault)
     assert set(_pending(vault)) == {("Alex", "Alex Kim"), ("Alex", "Alex Roe")}
-    assert _log(vault, "auto-linked") == []
+    assert [d for d in _log(vault, "auto-linked") if d["surface"] == "Alex"] == []
 
 
 @pytest.mark.parametrize("name", ["???", "🙂", "   ", "x" * 10_000, "@", "O'Brien-Walsh, Seán"])
