@@ -47,6 +47,8 @@ def serve(host: str, port: int, workers: int, db_connections: int | None, vault:
     from ..api.app import create_app
     from ..api.tokens import check_bind, is_loopback
 
+    from .serve_worker import size_pool
+
     with open_workspace(vault) as ws:
         check_bind(host, ws.store)
         size_pool(ws.store, db_connections)
@@ -60,13 +62,6 @@ def serve(host: str, port: int, workers: int, db_connections: int | None, vault:
     # Several workers: the bind rule was checked (and the store migrated) here, once; each worker opens the
     # vault again in its own process (serve_worker.py), so this process keeps no connection while it waits.
     _serve_workers(root, host, port, workers, db_connections)
-
-
-def size_pool(store, size: int | None) -> None:
-    """The PostgreSQL store's pool bounded to size connections; SQLite has no server connections to bound."""
-    resize = getattr(store, "resize_pool", None)
-    if size is not None and resize is not None:
-        resize(size)
 
 
 def _serve_workers(root, host: str, port: int, workers: int, db_connections: int | None) -> None:

@@ -22,9 +22,16 @@ def create_worker_app():
     from ..api.tokens import is_loopback
     from ..mcp import build_server
     from ..workspace import Workspace
-    from .serve_cmd import size_pool
 
     ws = Workspace.open(os.environ[VAULT_ENV])
     size_pool(ws.store, int(os.environ[POOL_ENV]) if os.environ.get(POOL_ENV) else None)
     atexit.register(ws.close)  # a worker lives as long as its process; close its connections on the way out
     return create_app(ws, loopback=is_loopback(os.environ[HOST_ENV]), mcp_server=build_server(workspace=ws))
+
+
+def size_pool(store, size: int | None) -> None:
+    """The PostgreSQL store's pool bounded to size connections (`kbg serve --db-connections`, in one process
+    or in each worker); SQLite has no server connections to bound."""
+    resize = getattr(store, "resize_pool", None)
+    if size is not None and resize is not None:
+        resize(size)
