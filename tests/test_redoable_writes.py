@@ -123,3 +123,26 @@ def test_an_accept_killed_after_creating_its_new_end_is_completed_by_running_it_
     kbg(vault, "entity", "accept", number)  # accepted a third time: reported, not re-counted
     again = kbg(vault, "entity", "relations", "Project Atlas", "--type", "uses")["relations"]
     assert again[0]["strength"] == strength
+
+
+def _text_mentions(vault: Path, name: str, path: str) -> int:
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{vault / '.kbgraph' / 'index.db'}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT count(*) FROM mentions m JOIN entities e ON e.id = m.entity_id JOIN documents d"
+                          " ON d.id = m.doc_id WHERE e.name = ? AND d.path = ? AND m.chunk_id IS NOT NULL",
+                          (name, path)).fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_a_relink_killed_before_its_reindex_is_completed_by_running_it_again(vault):
+    index_vault(vault)
+    note = "meetings/2026/01/13/atlas-weekly-sync.md"
+    before = _text_mentions(vault, "Ana Lima", note)
+    kbg(vault, "entity", "unlink", "Ana Lima", note)
+    assert before > 0 and _text_mentions(vault, "Ana Lima", note) == 0
+    killed_at("kbgraph.entities.mention_edits:refresh_index", vault, "entity", "relink", "Ana Lima", note)
+    result = kbg(vault, "entity", "relink", "Ana Lima", note)  # was: "was not unlinked; nothing to relink"
+    assert result["unlinked"] is False and _text_mentions(vault, "Ana Lima", note) == before

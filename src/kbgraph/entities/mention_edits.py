@@ -29,16 +29,15 @@ def unlink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
 
 
 def relink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
-    """Undo `unlink`: DOC's text may mention ENTITY again."""
+    """Undo `unlink`: DOC's text may mention ENTITY again. Not unlinked (any more) is no error: a run
+    killed before its re-index removed the unlink already, and running it again re-indexes."""
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
     store = ws.store
     with store.transaction():
         removed = store.remove_unlink(_key(entity), doc["path"])
         store.mark_for_rescan([doc["id"]])
-    if not removed:
-        raise InvalidInput(f"{entity.name!r} was not unlinked from {doc['path']}; nothing to relink")
     refresh_index(ws)
-    return {"entity": entity.name, "path": doc["path"], "unlinked": False, "changed": True}
+    return {"entity": entity.name, "path": doc["path"], "unlinked": False, "changed": removed}
 
 
 def unlinked_mentions(ws: Workspace, entity_name: str | None = None, limit: int | None = 100) -> list[dict]:
