@@ -511,3 +511,16 @@ def test_references_by_meaning_go_when_a_document_loses_its_vectors(tmp_path, mo
     index_vault(tmp_path)
     with closing(open_store(tmp_path)) as store:
         assert _by_meaning(store, "b.md") == {}
+
+
+def test_the_index_stages_import_numpy_only_when_there_is_work():
+    """The relate and similar stages are imported on every run; numpy (SimHash, centroids) costs about
+    as much as a run that finds nothing changed, so it comes only with the work."""
+    import subprocess
+    import sys
+
+    code = ("import sys, kbgraph.docgraph, kbgraph.docgraph.stage, kbgraph.docgraph.similar_stage;"
+            " print('numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    assert callable(similar_references)  # the package's names are still there, imported on first use

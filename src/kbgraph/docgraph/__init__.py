@@ -13,8 +13,24 @@ references by meaning, which need vectors: the `similar` stage after `embed` (si
 doc_relations() reads them with the derived ones.
 """
 
+from typing import TYPE_CHECKING
+
 from .edges import RELATION_TYPES, STORED_TYPES, Edge
-from .read import DocRelation, doc_relations
-from .similar import similar_references
+
+if TYPE_CHECKING:
+    from .read import DocRelation, doc_relations
+    from .similar import similar_references
 
 __all__ = ["RELATION_TYPES", "STORED_TYPES", "DocRelation", "Edge", "doc_relations", "similar_references"]
+
+# Imported on first use: the index stages import this package on every run, and .similar brings
+# numpy (~0.1-0.3 s) that a run with nothing to relate or compare never needs.
+_LAZY = {"DocRelation": ".read", "doc_relations": ".read", "similar_references": ".similar"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,8 +9,6 @@ meta read. Documents that are gone take their rows with them (foreign keys).
 
 from __future__ import annotations
 
-from ..embed.centroids import group_by_document
-from .similar import similar_references
 from ..access import LOCAL
 from ..store.base import DocFilter, Store
 
@@ -44,6 +42,10 @@ def similar_stage(run) -> None:
 
 
 def _edges(store: Store, changed: list[int]) -> list:
+    # numpy comes with these: imported only when some document's vectors changed.
+    from ..embed.centroids import group_by_document
+    from .similar import similar_references
+
     _, docs, matrix = store.vector_matrix(LOCAL, DocFilter())
     _, doc_ids, _, centroids = group_by_document(docs, matrix)
     every = {int(d): centroids[i] for i, d in enumerate(doc_ids)}
