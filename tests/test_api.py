@@ -141,12 +141,18 @@ def test_accept_a_suggestion(client):
     _ok(client.post(f"/suggestions/{pending[1]['id']}/reject"))
 
 
+def _sync_questions(client) -> dict[str, int]:
+    """The open questions SYNC raises (the sample vault asks about its own 'Dan' and 'Dana K' too)."""
+    return {q["candidate_name"]: q["id"] for q in _ok(client.get("/resolve/pending"))["questions"]
+            if q["doc_path"] == "meetings/2026/04/01/sync.md"}
+
+
 def test_confirm_and_reject_resolution_questions(client):
-    questions = {q["candidate_name"]: q["id"] for q in _ok(client.get("/resolve/pending"))["questions"]}
+    questions = _sync_questions(client)
     assert set(questions) == {"Sam Li", "Sam Ortiz"}
     confirmed = _ok(client.post(f"/resolve/{questions['Sam Li']}/confirm"))
     assert confirmed["entity"] == "Sam Li"
-    assert _ok(client.get("/resolve/pending"))["count"] == 0  # answering one settles the other
+    assert _sync_questions(client) == {}  # answering one settles the other
 
 
 def test_facts_loops_and_brief(client):

@@ -171,7 +171,8 @@ def test_every_tool_answers_and_writes_show_through_the_library(tmp_path, indexe
         assert out["rejected"]["id"] in {s["id"] for s in list_suggestions(ws.store, "rejected")}
         assert [f.text for f in list_facts(ws.store, ws.access, "Chen Wei")] == ["mechanical pencils"]
         assert list_loops(ws.store, ws.access, "Chen Wei") == []
-        assert ws.store.decisions(ws.access, "asked") == []
+        asked = ws.store.decisions(ws.access, "asked")
+        assert [q for q in asked if q["doc_path"] == "meetings/2026/04/01/sync.md"] == [], "the sample's own stay"
         assert list_conflicts(ws) == [] and list_conflicts(ws, True)[0]["status"] == "resolved"
         managers = entity_relations(ws.store, vocab, find_entity(ws.store, "Chen Wei"), "reports-to")["relations"]
         assert [r["target"] for r in managers] == ["Ben Okafor"], "the one not kept ended yesterday"
