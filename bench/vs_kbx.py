@@ -70,9 +70,9 @@ def ensure_kbx(venv: Path) -> Path:
     return kbx
 
 
-def kbg_trees(revs: list[str], work: Path) -> dict[str, Path]:
+def kbg_trees(revs: list[str], work: Path, worktree: bool = True) -> dict[str, Path]:
     """name -> the src/ folder a kbgraph tree runs from: the working tree, then each revision's."""
-    trees = {"kbg": REPO / "src"}
+    trees = {"kbg": REPO / "src"} if worktree else {}
     for rev in revs:
         out = work / f"src-{rev.replace('/', '_').replace('~', '_')}"
         if not out.exists():
@@ -165,6 +165,9 @@ def index_rounds(dirs: dict, trees: dict[str, Path], kbx: Path, rounds: int) -> 
         vault = dirs[name]
         cases[f"{name} index --full"] = (lambda s=src, v=vault: _kbg_index(s, v, fresh=False))
         cases[f"{name} first index"] = (lambda s=src, v=vault: _kbg_index(s, v, fresh=True))
+    first = next(iter(trees))  # what the worker processes cost: the same run in one process
+    cases[f"{first} index --full, 1 worker"] = (
+        lambda s=trees[first], v=dirs[first]: _kbg_index(s, v, fresh=False, env={"KBG_INDEX_WORKERS": "1"}))
     cases["kbx index run --no-embed --full"] = lambda: timed(
         [str(kbx), "index", "run", "--no-embed", "--full"], child_env(), cwd=dirs["kbx"])[0]
     for name, src in trees.items():  # an index to re-index, and the right schema for the search rounds
@@ -179,12 +182,12 @@ def index_rounds(dirs: dict, trees: dict[str, Path], kbx: Path, rounds: int) -> 
     return times
 
 
-def _kbg_index(src: Path, vault: Path, fresh: bool) -> float:
+def _kbg_index(src: Path, vault: Path, fresh: bool, env: dict[str, str] | None = None) -> float:
     if fresh and (vault / ".kbgraph").exists():
         shutil.rmtree(vault / ".kbgraph")
     args = ["index", "--vault", str(vault), "-q"] + ([] if fresh else ["--full"])
-    cmd, env = kbg_cmd(src, args)
-    return timed(cmd, env)[0]
+    cmd, child = kbg_cmd(src, args)
+    return timed(cmd, {**child, **(env or {})})[0]
 
 
 def search_rounds(dirs: dict, trees: dict[str, Path], kbx: Path, qs: list[str], rounds: int,
@@ -221,22 +224,23 @@ def _hit_count(stdout: str) -> int:
     return len(data)
 
 
-def hybrid(dirs: dict, kbx: Path, qs: list[str], rounds: int, limit: int) -> dict:
+def hybrid(dirs: dict, src: Path, kbx: Path, qs: list[str], rounds: int, limit: int) -> dict:
     """kbgraph's default (hybrid) CLI search over a vault with vectors, and whether kbx's hybrid runs."""
     out: dict = {}
-    cmd, env = kbg_cmd(REPO / "src", ["model", "status", "--json"])
+    cmd, env = kbg_cmd(src, ["model", "status", "--json"])
     status = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    ready = status.returncode == 0 and json.loads(status.stdout or "{}").get("state") == "ready"
+    model = json.loads(status.stdout or "{}") if status.returncode == 0 else {}
+    ready = bool(model.get("present") and model.get("hash_ok"))
     out["kbx"] = _kbx_hybrid_state(kbx, dirs["kbx"], qs[0], limit)
     if not ready:
         out["kbg"] = "kbgraph's model is not installed (`kbg model install`)"
         return out
-    cmd, env = kbg_cmd(REPO / "src", ["index", "--vault", str(dirs["hybrid"]), "-q"])
+    cmd, env = kbg_cmd(src, ["index", "--vault", str(dirs["hybrid"]), "-q"])
     out["kbg_index_with_vectors_s"] = round(timed(cmd, env)[0], 2)
     times = []
     for _ in range(rounds):
         for q in qs:
-            cmd, env = kbg_cmd(REPO / "src", ["search", q, "--vault", str(dirs["hybrid"]), "--json", "-n",
+            cmd, env = kbg_cmd(src, ["search", q, "--vault", str(dirs["hybrid"]), "--json", "-n",
                                               str(limit)])
             times.append(timed(cmd, env)[0])
     out["kbg_hybrid_search_s"] = _summary(times)
@@ -306,6 +310,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=12)
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--kbg-rev", action="append", default=[], help="also a commit's kbgraph (repeatable)")
+    parser.add_argument("--no-worktree", action="store_true", help="only the --kbg-rev commits, not the working tree")
     parser.add_argument("--kbx-venv", type=Path, default=KBX_VENV)
     parser.add_argument("--work", type=Path, help="keep the corpora here (default: a temporary folder)")
     parser.add_argument("--skip-hybrid", action="store_true")
@@ -317,13 +322,16 @@ def main(argv: list[str] | None = None) -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="vs_kbx-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        trees = kbg_trees(args.kbg_rev, work)
+        trees = kbg_trees(args.kbg_rev, work, worktree=not args.no_worktree)
+        if not trees:
+            raise SystemExit("nothing to measure: --no-worktree needs at least one --kbg-rev")
         dirs = make_corpora(work, args.notes, args.pages, args.seed, trees)
         qs = queries(dirs["vault"], args.queries)
         index = index_rounds(dirs, trees, kbx, args.index_rounds)
         search, hits = ({}, {}) if args.skip_search else search_rounds(dirs, trees, kbx, qs, args.search_rounds,
                                                                         args.limit)
-        hybrid_out = None if args.skip_hybrid else hybrid(dirs, kbx, qs, max(1, args.search_rounds // 3),
+        hybrid_rounds = max(1, args.search_rounds // 3)
+        hybrid_out = None if args.skip_hybrid else hybrid(dirs, next(iter(trees.values())), kbx, qs, hybrid_rounds,
                                                           args.limit)
         result = report(index, search or {"kbx search --fast": [1.0]}, hits or {"kbx search --fast": []},
                         hybrid_out)
