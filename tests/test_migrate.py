@@ -41,6 +41,16 @@ def _asserted(vault):
 
 def _export(vault, *db):
     data = kbg(vault, "export", *db)
+    # What an index decides by itself about the notes (the sample's automatic link of 'Arjoon Mehta', its
+    # questions) each index logs at its own time: the target's index makes them again.
+    auto = {d["surface"] for d in data["decisions"] if d["outcome"] == "auto-linked"}
+    for d in data["decisions"]:
+        d.pop("created_at")
+        if d["decided_by"] == "kbgraph":
+            d.pop("decided_at")
+    for merge in data["merges"]:
+        if merge["from"]["name"] in auto:
+            merge.pop("created_at")
     return {k: v for k, v in data.items() if k != "exported_at"}
 
 

@@ -183,3 +183,25 @@ def test_bad_answers_are_one_line_errors(rvault):
     question = next(iter(_pending(rvault).values()))
     kbg(rvault, "resolve", "reject", str(question))
     assert "answered already" in kbg(rvault, "resolve", "confirm", str(question), code=1)["error"]
+
+
+def test_an_import_into_a_fresh_index_logs_each_decision_once(rvault, tmp_path):
+    """The fresh vault's own index logs what it decides about the same notes (its own times): the
+    export's copies of those are not added again, so no question is asked twice."""
+    dan = next(q["id"] for q in kbg(rvault, "resolve", "pending")["questions"] if q["surface"] == "Dan")
+    kbg(rvault, "resolve", "reject", str(dan))
+    out = tmp_path / "export.json"
+    kbg(rvault, "export", "-o", str(out))
+    fresh = tmp_path / "fresh"
+    shutil.copytree(rvault, fresh, ignore=shutil.ignore_patterns(".kbgraph"))
+    index_vault(fresh)
+    kbg(fresh, "import", str(out))
+
+    def log(vault):
+        return sorted((d["surface"], d["candidate_name"] or "", d["outcome"], d["decided_by"]) for d in _log(vault))
+
+    assert log(fresh) == log(rvault)
+    asked = [(q["surface"], q["candidate_name"]) for q in kbg(fresh, "resolve", "pending")["questions"]]
+    assert sorted(asked) == sorted(set(asked)) and ("Dan", "Dana Kowalski") not in asked
+    kbg(fresh, "import", str(out))
+    assert log(fresh) == log(rvault), "a second import adds nothing"

@@ -220,13 +220,26 @@ def _valid_version(i: int, version) -> dict:
 
 
 def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict], now: str) -> None:
-    """Unlinks are added; decisions already in the log (same pair, outcome and time) are not repeated."""
+    """Unlinks are added; decisions already in the log (same pair, outcome and time) are not repeated, nor
+    are kbgraph's own that this vault's index logged already for the same notes (at its own time). An
+    answer to a question this vault's index asks too answers that question."""
     for u in unlinks:
         store.add_unlink(entity_key(u["entity"]["type"], u["entity"]["name"]), u["entity"]["name"], u["doc_path"],
                          u.get("created_at") or now)
-    logged = {(d["surface_key"], d["candidate_key"], d["outcome"], d["created_at"]) for d in store.decisions(LOCAL)}
+    current = store.decisions(LOCAL)
+    logged = {(d["surface_key"], d["candidate_key"], d["outcome"], d["created_at"]) for d in current}
+    by_index = {(d["surface_key"], d["candidate_key"], d["outcome"]) for d in current if d["decided_by"] == "kbgraph"}
+    answered = {(d["surface_key"], d["candidate_key"], d["outcome"], d["decided_at"]) for d in current
+                if d["decided_by"] != "kbgraph"}
+    asked = {(d["surface_key"], d["candidate_key"]): d["id"] for d in current if d["outcome"] == "asked"}
     for d in decisions:
-        if (d["surface_key"], d.get("candidate_key"), d["outcome"], d["created_at"]) not in logged:
+        pair = (d["surface_key"], d.get("candidate_key"))
+        if (d["decided_by"] == "kbgraph" and (*pair, d["outcome"]) in by_index) or (
+                *pair, d["outcome"], d["created_at"]) in logged or (*pair, d["outcome"], d.get("decided_at")) in answered:
+            continue
+        if d["decided_by"] != "kbgraph" and d["outcome"] in ("confirmed", "rejected") and pair in asked:
+            store.decide(asked.pop(pair), d["outcome"], d["decided_by"], d.get("decided_at") or now)
+        else:
             store.add_decision(d)
 
 
