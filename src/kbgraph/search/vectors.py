@@ -63,7 +63,7 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     if store.has_vector_index():
         none = np.zeros(0, dtype=np.int64)
         return VectorSearch(embedder, none, none, np.zeros((0, 0), dtype=np.float32), missing,
-                            partial(store.nearest_vectors, access, flt), sections), None
+                            sections=sections, nearest=partial(store.nearest_vectors, access, flt)), None
     ids, docs, matrix = store.vector_matrix(access, flt)
     return VectorSearch(embedder, ids, docs, matrix, missing, sections=sections), None
 
