@@ -101,7 +101,7 @@ def _question(store: Store, access: Access, decision_id: int, answering: str) ->
         raise NotFound(f"no question {decision_id}", param="decision_id", hint="list the pending questions to see them")
     if question["outcome"] not in ("asked", answering):
         raise InvalidInput(f"question {decision_id} was answered already ({question['outcome']})",
-                           hint="`kbg entity unmerge` undoes a confirmed merge")
+                           hint="unmerging the entity undoes a confirmed merge")
     return question
 
 
