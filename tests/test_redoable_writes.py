@@ -146,3 +146,17 @@ def test_a_relink_killed_before_its_reindex_is_completed_by_running_it_again(vau
     killed_at("kbgraph.entities.mention_edits:refresh_index", vault, "entity", "relink", "Ana Lima", note)
     result = kbg(vault, "entity", "relink", "Ana Lima", note)  # was: "was not unlinked; nothing to relink"
     assert result["unlinked"] is False and _text_mentions(vault, "Ana Lima", note) == before
+
+
+def test_unrelate_run_again_after_it_removed_the_relation_reports_it_removed(indexed_vault):
+    """Killed after the relation was ended, a rerun said 'no relation ...' (exit 1) though what the user
+    asked for was done; now it reports it removed already. A relation that never existed is still an error."""
+    from .conftest import kbg
+
+    args = ("Ana Lima", "--type", "works-with", "--target", "Chen Wei")
+    kbg(indexed_vault, "entity", "relate", *args)
+    first = kbg(indexed_vault, "entity", "unrelate", *args)
+    assert first["removed"] and not first.get("already")
+    again = kbg(indexed_vault, "entity", "unrelate", *args)
+    assert again["removed"] and again["already"]
+    kbg(indexed_vault, "entity", "unrelate", "Ana Lima", "--type", "works-with", "--target", "Sam Ortiz", code=1)

@@ -165,8 +165,10 @@ def test_unrelate_removes_the_line_and_the_relation(rvault):
     assert result["removed"] and result["page"] == "people/lena-fischer.md"
     assert page.read_text() == before
     assert kbg(rvault, "entity", "relations", "Lena")["relations"] == []
-    assert "no relation Lena Fischer --leads--> Checkout Revamp" in kbg_error(
-        rvault, "entity", "unrelate", "Lena", "--type", "leads", "--target", "Checkout Revamp")
+    again = kbg(rvault, "entity", "unrelate", "Lena", "--type", "leads", "--target", "Checkout Revamp")
+    assert again["already"] and again["page"] is None and page.read_text() == before  # done, not refused
+    assert "no relation Lena Fischer --uses--> Checkout Revamp" in kbg_error(
+        rvault, "entity", "unrelate", "Lena", "--type", "uses", "--target", "Checkout Revamp")
 
 
 @pytest.mark.parametrize("args, message", [

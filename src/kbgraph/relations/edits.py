@@ -155,6 +155,10 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
     rtype, src, tgt = canonical(vocab, source, type_name, target)
     with write_lock(ws.root):
         row = store.get_relation(src.id, tgt.id, rtype.name)
+        if row is None and _was_ended(store, ws, src, rtype.name, tgt):
+            # Removed already (a first run that was killed after ending it, or run twice): done, not refused.
+            return {"removed": True, "already": True, "source": src.name, "type": rtype.name,
+                    "target": tgt.name, "page": None}
         if row is None:
             raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}",
                            hint=f"list the relations of {src.name!r} to see what exists")
@@ -178,6 +182,13 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
             reread_after_write(ws, set(edited))
     page_path = ", ".join(sorted(edited)) or None
     return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
+
+
+def _was_ended(store, ws: Workspace, src: Entity, type_name: str, tgt: Entity) -> bool:
+    """Whether the relation's history holds it, ended and with no current version (it was removed)."""
+    versions = [v for v in store.relation_history(ws.access, src.id)
+                if v.type == type_name and v.source == src.name and v.target == tgt.name]
+    return bool(versions) and all(v.superseded_at is not None or v.valid_until is not None for v in versions)
 
 
 def _target(ws: Workspace, name: str, create_type: str | None, check) -> Entity:
