@@ -37,7 +37,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "examples" / "vault"
-KEPS = REPO.parent / "shared" / "data" / "keps"
+KEPS = REPO.parent / "shared" / "data" / "keps" / "vault"
 ENV = {**os.environ, "KBG_EMBEDDER": "fake", "COLUMNS": "200"}
 ENV.pop("KBG_VAULT", None)
 
@@ -119,8 +119,7 @@ def _asserted(vault: Path, op: str) -> bool:
         return bool(listed.get("suggestions"))
     if op == "confirm":
         log = _json(kbg(vault, "resolve", "log", "--json")) or {}
-        return any(str(d.get("decision", d.get("answer", ""))).startswith(("confirm", "yes", "linked"))
-                   for d in log.get("decisions", log.get("log", [])))
+        return any(d.get("outcome") == "confirmed" for d in log.get("decisions", []))
     return True  # index: nothing asserted, only consistency
 
 
