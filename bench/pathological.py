@@ -27,13 +27,15 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 KEPS = REPO.parent / "shared" / "data" / "keps" / "vault"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from startup import baseline_tree  # noqa: E402  (one way to unpack a commit's src/ for every bench)
+
 SEARCHES = {
     'search "a*"': ["search", "a*", "--json"],
     'search "a*" --mode bm25 -n 50': ["search", "a*", "--mode", "bm25", "-n", "50", "--json"],
@@ -41,16 +43,6 @@ SEARCHES = {
     'search "sch*"': ["search", "sch*", "--json"],
     'search "kubernetes scheduling"': ["search", "kubernetes scheduling", "--json"],
 }
-
-
-def tree(rev: str, into: Path) -> Path:
-    into.mkdir(parents=True, exist_ok=True)
-    archive = into / "src.tar"
-    with open(archive, "wb") as handle:
-        subprocess.run(["git", "archive", rev, "src"], cwd=REPO, stdout=handle, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return into / "src"
 
 
 def kbg(src: Path, args: list[str], cwd: Path) -> tuple[float, str]:
@@ -72,6 +64,11 @@ def keps_index(src: Path, into: Path) -> Path:
         handle.write('\n[search]\nembedder = "none"\n')
     kbg(src, ["index", "--quiet"], vault)
     return vault
+
+
+def _made(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def searches(trees: dict[str, Path], vault: Path, runs: int) -> dict:
@@ -137,12 +134,12 @@ def main() -> None:
         if args.skip != "search":
             trees = {"this tree": here}
             if args.baseline:
-                trees[f"baseline {args.baseline}"] = tree(args.baseline, work / "search-baseline")
+                trees[f"baseline {args.baseline}"] = baseline_tree(args.baseline, _made(work / "search-baseline"))
             result["search (s)"] = searches(trees, keps_index(here, work), args.runs)
         if args.skip != "links":
             trees = {"this tree": here}
             if args.link_baseline:
-                trees[f"baseline {args.link_baseline}"] = tree(args.link_baseline, work / "link-baseline")
+                trees[f"baseline {args.link_baseline}"] = baseline_tree(args.link_baseline, _made(work / "link-baseline"))
             sizes = [int(s) for s in args.sizes.split(",")]
             result["index one note (s)"] = link_notes(trees, sizes, args.baseline_max, work)
     if args.json:
