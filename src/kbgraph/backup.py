@@ -51,7 +51,7 @@ def backup_index(ws: Workspace, destination: str | Path) -> BackupReport:
     if _inside(target, ws.root / ".kbgraph"):
         raise InvalidInput("a backup inside .kbgraph/ is lost with the index; choose another place", param="path")
     ws.store.backup_to(str(target))
-    return _report(target, started)
+    return _report(target, describe_backup(target), started)
 
 
 def restore_index(vault_root: Path, source: str | Path, db: str | None = None) -> BackupReport:
@@ -60,9 +60,7 @@ def restore_index(vault_root: Path, source: str | Path, db: str | None = None) -
     one is what a restore is for): only the backup is read before the copy."""
     started = time.perf_counter()
     path = Path(source).expanduser()
-    if not path.is_file():
-        raise InvalidInput(f"no backup file at {path}", param="path")
-    describe_backup(path)  # checked before anything is locked or moved
+    stats = describe_backup(path)  # checked (it exists, is sound, is ours) before anything is locked or moved
     with index_lock(vault_root, RESTORE_LOCK_WAIT), write_lock(vault_root, RESTORE_LOCK_WAIT):
         try:
             store = open_store(vault_root, create=True, db=db)
@@ -77,7 +75,7 @@ def restore_index(vault_root: Path, source: str | Path, db: str | None = None) -
             store.restore_from(str(path))
         finally:
             store.close()
-    return _report(path, started)
+    return _report(path, stats, started)
 
 
 def _set_aside_damaged(vault_root: Path) -> None:
@@ -88,9 +86,8 @@ def _set_aside_damaged(vault_root: Path) -> None:
         part.rename(part.with_name(f"{part.name}.damaged-{stamp}"))
 
 
-def _report(path: Path, started: float) -> BackupReport:
-    """What the backup file holds, read back from it (written, or restored from)."""
-    stats = describe_backup(path)
+def _report(path: Path, stats: dict, started: float) -> BackupReport:
+    """What the backup file holds (stats: read back from it, written or restored from)."""
     return BackupReport(str(path), path.stat().st_size, stats["documents"], stats["entities"], stats["relations"],
                         round(time.perf_counter() - started, 3))
 
