@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from index_speed import environment  # noqa: E402
-from relations import INSERT_SQL, NOW, build_relations, entity_records  # noqa: E402
+from relations import INSERT_SQL, NOW, build_relations, entity_records, group_ids_by_type  # noqa: E402
 from search_latency import summary  # noqa: E402
 
 from kbgraph.access import LOCAL  # noqa: E402
@@ -68,9 +68,7 @@ def build(db_path: Path, entities: int, relations: int, hub: int, seed: int) -> 
     records = entity_records(entities, rng)
     with store.transaction():
         key_ids = sync_entities(store, records, NOW)
-    ids_by_type: dict[str, list[int]] = {}
-    for rec in records:
-        ids_by_type.setdefault(rec.type, []).append(key_ids[rec.key])
+    ids_by_type = group_ids_by_type(records, key_ids)
     rows = build_relations(ids_by_type, Vocabulary(), relations, ids_by_type["project"][0], hub, rng)
     rng.shuffle(rows)
     with store.transaction():

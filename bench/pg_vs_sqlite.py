@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from index_speed import environment  # noqa: E402
-from relations import INSERT_SQL, NOW, build_relations, entity_records  # noqa: E402
+from relations import INSERT_SQL, NOW, build_relations, entity_records, group_ids_by_type  # noqa: E402
 from search_latency import make_queries, summary  # noqa: E402
 from synth import generate_vault  # noqa: E402
 
@@ -171,9 +171,7 @@ def graph_part(entities: int, relations: int, hub: int, calls: int, seed: int, a
                 key_ids = sync_entities(store, records, NOW)
             entities_s = time.perf_counter() - t0
             if not rows:  # ids are given in the same order in both stores; the rows are built once
-                ids_by_type: dict[str, list[int]] = {}
-                for rec in records:
-                    ids_by_type.setdefault(rec.type, []).append(key_ids[rec.key])
+                ids_by_type = group_ids_by_type(records, key_ids)
                 rows = build_relations(ids_by_type, Vocabulary(), relations, ids_by_type["project"][0], hub, rng)
                 rng.shuffle(rows)
                 ids = sorted(key_ids.values())
@@ -248,9 +246,7 @@ def cte_part(entities: int, relations: int, hub: int, calls: int, seed: int, adm
         t0 = time.perf_counter()
         with store.transaction():
             key_ids = sync_entities(store, records, NOW)
-        ids_by_type: dict[str, list[int]] = {}
-        for rec in records:
-            ids_by_type.setdefault(rec.type, []).append(key_ids[rec.key])
+        ids_by_type = group_ids_by_type(records, key_ids)
         rows = build_relations(ids_by_type, Vocabulary(), relations, ids_by_type["project"][0], hub, rng)
         rng.shuffle(rows)
         copy_relations(store, rows)

@@ -217,6 +217,14 @@ def relation_row(rng: random.Random, source: int, target: int, rtype: str) -> tu
             1, 0, None, "private")
 
 
+def group_ids_by_type(records: list[EntityRecord], key_ids: dict[str, int]) -> dict[str, list[int]]:
+    """Each type's entity ids, in the records' order (what build_relations draws ends from)."""
+    grouped: dict[str, list[int]] = {}
+    for rec in records:
+        grouped.setdefault(rec.type, []).append(key_ids[rec.key])
+    return grouped
+
+
 def build_relations(ids_by_type: dict[str, list[int]], vocab: Vocabulary, total: int, hub: int, hub_count: int,
                     rng: random.Random) -> list[tuple]:
     """total unique, valid relation rows; hub_count of them touch the hub entity. Deterministic for rng."""
@@ -325,9 +333,7 @@ def run(entities: int, relations: int, hub_count: int, seed: int, sample: int, c
             with store.transaction():
                 key_ids = sync_entities(store, records, NOW)
             entity_s = time.perf_counter() - t0
-            ids_by_type: dict[str, list[int]] = {}
-            for rec in records:
-                ids_by_type.setdefault(rec.type, []).append(key_ids[rec.key])
+            ids_by_type = group_ids_by_type(records, key_ids)
             hub_id = ids_by_type["project"][0]
             out["entities"] = {"count": len(records), "seconds": round(entity_s, 2),
                                "per_s": round(len(records) / entity_s),
