@@ -193,16 +193,20 @@ def test_entity_list_by_type(cli_vault):
 def test_every_command_has_json(cli_vault):
     from kbgraph.cli.app import cli as group
 
+    import click
+
     def walk(command, prefix=()):
-        subs = getattr(command, "commands", None)
-        if subs:
-            for name, sub in subs.items():
-                yield from walk(sub, prefix + (name,))
-        if not subs or getattr(command, "invoke_without_command", False):
+        ctx = click.Context(command)
+        names = command.list_commands(ctx) if isinstance(command, click.Group) else []
+        for name in names:
+            yield from walk(command.get_command(ctx, name), prefix + (name,))
+        if not names or getattr(command, "invoke_without_command", False):
             yield prefix, command
 
     servers = {("mcp",), ("serve",)}  # long-running servers speak their own protocol, not one JSON document
-    for path, command in walk(group):
+    paths = list(walk(group))
+    assert len(paths) > 60 and ("entity", "relate") in {p for p, _ in paths}  # the lazy commands were all found
+    for path, command in paths:
         options = {o for p in command.params for o in getattr(p, "opts", [])}
         assert "--json" in options or path in servers, f"kbg {' '.join(path)} lacks --json"
 
@@ -233,3 +237,30 @@ def test_errors_are_json_for_every_json_format_spelling(cli_vault):
 def test_odd_paths_and_numbers_are_one_line_errors(cli_vault, args, message):
     result = run_kbg(*args, "--vault", str(cli_vault)) if args[0] != "init" else run_kbg(*args)
     assert result.returncode == 1 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_lazy_command_table_matches_the_commands():
+    """Each name in app.COMMANDS loads a command of that name, and nothing is loaded before it is asked for."""
+    import click
+
+    from kbgraph.cli.app import COMMANDS, LazyGroup
+
+    group = LazyGroup(name="probe")
+    ctx = click.Context(group)
+    assert group.list_commands(ctx) == sorted(COMMANDS) and not group.commands
+    for name in COMMANDS:
+        command = group.get_command(ctx, name)
+        assert isinstance(command, click.Command) and command.name == name
+    assert group.get_command(ctx, "no-such-command") is None
+
+
+def test_search_does_not_import_other_commands(tmp_path):
+    """`kbg search` loads its own command module only (the others cost ~75 ms of start-up)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from kbgraph.cli.app import main; sys.argv = ['kbg', 'search', '--help']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('kbgraph.cli.') and m.endswith('_cmd')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "['kbgraph.cli.documents_cmd']"

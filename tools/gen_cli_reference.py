@@ -55,7 +55,7 @@ def walk(command=None, path: str = "kbg", parent=None):
     command = command or _root_command()
     ctx = _context(command, path, parent)
     yield path, command, ctx
-    if not getattr(command, "commands", None):
+    if not hasattr(command, "list_commands"):  # a group's commands may load lazily: ask, don't peek
         return
     for name in command.list_commands(ctx):
         sub = command.get_command(ctx, name)

@@ -4,55 +4,68 @@ from __future__ import annotations
 
 import sys
 
+import importlib
+
 import click
 
-from . import (context_cmd, doc_cmd, documents_cmd, entity_cmd, graph_cmd, index_cmd, mentions_cmd, model_cmd,
-               portable_cmd, relations_cmd,
-               resolve_cmd, suggestions_cmd)
-from . import capture_cmd, mcp_cmd, memory_cmd, recall_cmd
-from . import embed_cmd, serve_cmd, token_cmd
 from .common import root_options
 from .wording import cli_words
 
+# Every command, by name -> (module, attribute) under kbgraph.cli. Loaded only when run (or listed in
+# --help): importing every command module cost ~75 ms of a ~200 ms `kbg search`, most of it for
+# commands the run never touches. tests/test_cli.py checks this table against the modules.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("index_cmd", "init"),
+    "index": ("index_cmd", "index"),
+    "embed": ("embed_cmd", "embed"),
+    "search": ("documents_cmd", "search"),
+    "recall": ("recall_cmd", "recall"),
+    "view": ("documents_cmd", "view"),
+    "list": ("documents_cmd", "list_docs"),
+    "doc": ("doc_cmd", "doc"),
+    "entity": ("entity_groups", "entity_group"),
+    "person": ("entity_groups", "person_group"),
+    "project": ("entity_groups", "project_group"),
+    "team": ("entity_groups", "team_group"),
+    "export": ("portable_cmd", "export"),
+    "import": ("portable_cmd", "import_"),
+    "migrate-to": ("portable_cmd", "migrate_to"),
+    "backup": ("portable_cmd", "backup"),
+    "restore": ("portable_cmd", "restore"),
+    "model": ("model_cmd", "model"),
+    "resolve": ("resolve_cmd", "resolve"),
+    "graph": ("graph_cmd", "graph"),
+    "fact": ("memory_cmd", "fact"),
+    "loop": ("memory_cmd", "loop"),
+    "note": ("capture_cmd", "note"),
+    "brief": ("capture_cmd", "brief"),
+    "context": ("context_cmd", "context"),
+    "slice": ("context_cmd", "slice_"),
+    "serve": ("serve_cmd", "serve"),
+    "token": ("token_cmd", "token"),
+    "mcp": ("mcp_cmd", "mcp"),
+}
 
-@click.group(name="kbg", context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported the first time they are asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, attribute = COMMANDS[cmd_name]
+            loaded = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+            self.add_command(loaded() if attribute.endswith("_group") else loaded, cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(name="kbg", cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kbgraph", prog_name="kbg")
 @root_options
 def cli() -> None:
     """kbgraph: a local-first knowledge graph for your markdown notes."""
-
-
-cli.add_command(index_cmd.init)
-cli.add_command(index_cmd.index)
-cli.add_command(embed_cmd.embed)
-cli.add_command(documents_cmd.search)
-cli.add_command(recall_cmd.recall)
-cli.add_command(documents_cmd.view)
-cli.add_command(documents_cmd.list_docs)
-cli.add_command(doc_cmd.doc)
-cli.add_command(entity_cmd.entity)
-for _group in entity_cmd.typed_groups():
-    cli.add_command(_group)
-cli.add_command(portable_cmd.export)
-cli.add_command(portable_cmd.import_)
-cli.add_command(portable_cmd.migrate_to)
-cli.add_command(portable_cmd.backup)
-cli.add_command(portable_cmd.restore)
-cli.add_command(model_cmd.model)
-cli.add_command(resolve_cmd.resolve)
-cli.add_command(graph_cmd.graph)
-cli.add_command(memory_cmd.fact)
-cli.add_command(memory_cmd.loop)
-cli.add_command(capture_cmd.note)
-cli.add_command(capture_cmd.brief)
-cli.add_command(context_cmd.context)
-cli.add_command(context_cmd.slice_)
-cli.add_command(serve_cmd.serve)
-cli.add_command(token_cmd.token)
-cli.add_command(mcp_cmd.mcp)
-relations_cmd.register(entity_cmd.entity)
-suggestions_cmd.register(entity_cmd.entity)
-mentions_cmd.register(entity_cmd.entity)
 
 
 def main() -> None:
