@@ -64,6 +64,16 @@ def test_vault_before_the_command_wins_over_kbg_vault(shared_sample, tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+def test_init_takes_the_vault_given_before_it(tmp_path):
+    """`kbg --vault X init` made the current folder a vault (kbgraph.toml written there), not X."""
+    (tmp_path / "here").mkdir()
+    (tmp_path / "notes").mkdir()
+    result = run_kbg("--vault", str(tmp_path / "notes"), "init", "--json", cwd=tmp_path / "here")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "notes" / "kbgraph.toml").exists() and not (tmp_path / "here" / "kbgraph.toml").exists()
+    assert json.loads(result.stdout)["vault"] == str((tmp_path / "notes").resolve())
+
+
 def test_a_group_vault_reaches_a_subcommand(shared_sample, tmp_path):
     result = run_kbg("index", "--vault", str(shared_sample), "status", "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -21,11 +21,14 @@ INDEX_LOCK_WAIT = 600.0
 @click.option("--me", default=None, metavar="NAME",
               help="Whose vault it is (your own page's name): \"my manager\" in `kbg recall` is read from them.")
 @json_option
-def init(path: str | None, me: str | None, as_json: bool) -> None:
-    """Make PATH (default: the current folder) a vault: writes kbgraph.toml; the index lives in PATH/.kbgraph/."""
+@click.pass_context
+def init(ctx: click.Context, path: str | None, me: str | None, as_json: bool) -> None:
+    """Make PATH (default: the vault given before the command, else the current folder) a vault: writes
+    kbgraph.toml; the index lives in PATH/.kbgraph/."""
     from ..workspace import init_vault
 
-    root, created = init_vault(path or ".", me=me)
+    # `kbg --vault X init` means X, as for every other command (it made the current folder a vault).
+    root, created = init_vault(path or ctx.meta.get("kbg_vault") or ".", me=me)
     if as_json:
         from .output import print_json
 
