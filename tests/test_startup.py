@@ -97,3 +97,12 @@ def test_the_probe_sees_numpy_when_a_search_uses_vectors(shared_sample, tmp_path
     """The control: a hybrid search over vectors loads numpy and the embedder, and the probe says so."""
     modules = loaded(shared_sample, tmp_path, "search", "token rotation", "--json")
     assert {"numpy", "kbgraph.embed"} <= modules
+
+
+def test_an_index_with_nothing_to_embed_imports_no_numpy(shared_sample, tmp_path):
+    """A `kbg index` that finds no change ran the embed stage, whose package import loaded numpy (~60 ms)
+    to do nothing."""
+    vault = copy_indexed(shared_sample, tmp_path / "vault")
+    modules = loaded(vault, tmp_path, "index", "--json")
+    assert "kbgraph.embed.stage" in modules  # the stage ran (the control)
+    assert heavy(modules, ("numpy", "onnxruntime", "tokenizers")) == []

@@ -11,13 +11,33 @@ Model files are fetched only by `kbg model install` (see install.py); loading ne
 touches the network.
 """
 
-from .base import Embedder
-from .fake import FakeEmbedder
-from .install import InstallResult, install_model
-from .model_files import ModelStatus, model_dir, model_status, verify_model
-from .registry import DEFAULT_EMBEDDER, available_embedders, load_embedder, register_embedder
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_EMBEDDER", "Embedder", "FakeEmbedder", "InstallResult", "ModelStatus", "available_embedders",
-    "install_model", "load_embedder", "model_dir", "model_status", "register_embedder", "verify_model",
-]
+import importlib
+from typing import TYPE_CHECKING
+
+# Loaded on first use (PEP 562): importing a submodule (the embed stage, on every `kbg index`) runs this
+# file, and eager imports here cost numpy (~60 ms) on runs that embed nothing.
+_EXPORTS = {
+    "Embedder": "base", "FakeEmbedder": "fake", "InstallResult": "install", "install_model": "install",
+    "ModelStatus": "model_files", "model_dir": "model_files", "model_status": "model_files",
+    "verify_model": "model_files", "DEFAULT_EMBEDDER": "registry", "available_embedders": "registry",
+    "load_embedder": "registry", "register_embedder": "registry",
+}
+
+if TYPE_CHECKING:
+    from .base import Embedder
+    from .fake import FakeEmbedder
+    from .install import InstallResult, install_model
+    from .model_files import ModelStatus, model_dir, model_status, verify_model
+    from .registry import DEFAULT_EMBEDDER, available_embedders, load_embedder, register_embedder
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value

@@ -47,16 +47,15 @@ def embed_stage(run) -> None:
 
 
 def _embed(run) -> None:
-    from ..errors import ConfigError, ModelError
-    from ..model import Problem
-    from . import load_embedder
-
     store, name = run.store, run.config.search.embedder
     if name == "none":
         return
     pending = store.count_chunks_without_vectors()
     if pending == 0 and store.get_meta("embed_embedder") == name:
-        return  # nothing new, and the model has not changed: do not pay for loading it
+        return  # nothing new, and the model has not changed: do not pay for loading it (nor numpy)
+    from ..errors import ConfigError, ModelError
+    from ..model import Problem
+    from .registry import load_embedder
     if pending:
         run.progress("embed", 0, pending)  # before the model loads: the bar shows at once
     try:
