@@ -86,7 +86,10 @@ def kbg_trees(revs: list[str], work: Path, worktree: bool = True) -> dict[str, P
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("KBG_EMBEDDER", "KBG_VAULT", "PYTHONPATH")}
+    # PYTHONDONTWRITEBYTECODE (set on this machine) would make every kbg run compile its sources again,
+    # while kbx runs from the .pyc files pip wrote at install: each tool runs as on a user's machine.
+    dropped = ("KBG_EMBEDDER", "KBG_VAULT", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env["COLUMNS"] = "120"
     return {**env, **(extra or {})}
 
