@@ -96,16 +96,26 @@ def test_a_malformed_relations_line_is_reported_with_file_and_line(rvault):
     base = len(lines) + 3
     assert problems[f"tech/kafka.md:{base + 2}"].startswith("not a relation line")
     assert "unknown relation type 'frobnicates'" in problems[f"tech/kafka.md:{base + 3}"]
-    assert "no entity named 'Nobody Known'" in problems[f"tech/kafka.md:{base + 4}"]
+    assert problems[f"tech/kafka.md:{base + 4}"].startswith("relation target not found: uses [[Nobody Known]]")
     assert report.errors == 0, "a bad line is a warning: the page itself is indexed"
     assert [r["target"] for r in kbg(rvault, "entity", "relations", "Kafka")["relations"]] == ["Kubernetes"]
     assert kbg(rvault, "search", "Kafka", "--path", "tech")["hits"], "the rest of the page is still searchable"
 
 
-def test_relation_line_targets_of_a_fixed_type_become_entities(rvault):
+def test_an_unknown_relation_line_target_waits_by_name_until_its_page_appears(rvault):
+    # It used to become a page-less person at once; `kbg entity relate` refuses the same name without
+    # --create, so a page line no longer invents one: it is reported, and links once the person exists.
     page = rvault / "people/ben-okafor.md"
     page.write_text(page.read_text() + "\n## Relations\n\n- mentors [[Priya Raman]]\n")
-    index_vault(rvault)
+    report = index_vault(rvault)
+    assert [p.reason for p in report.problems if "Priya Raman" in p.reason] == [
+        "relation target not found: mentors [[Priya Raman]]: no page, name or alias spells it; the line links on "
+        "the next index once one does (a new page, an alias), or relate it with --create TYPE"]
+    kbg(rvault, "person", "find", "Priya Raman", code=1)
+    assert "Priya Raman" not in json.dumps(kbg(rvault, "graph", "neighbours", "Ben Okafor"))
+    (rvault / "people/priya-raman.md").write_text("---\ntype: person\n---\n# Priya Raman\n")
+    report = index_vault(rvault)
+    assert not [p for p in report.problems if "Priya Raman" in p.reason]
     assert kbg(rvault, "person", "find", "Priya Raman")["relations"] == {"mentored_by": ["Ben Okafor"]}
 
 

@@ -527,7 +527,8 @@ def _frontmatter_relations(table: dict, entity_types, vocabulary, source: str,
 
 # Bump when what kbgraph reads from notes changes meaning for the same kbgraph.toml (new defaults),
 # so that the next `kbg index` reads every note again.
-READING_RULES = "3"  # 3: `(since DATE)` and `[context: ...]` on relation lines
+READING_RULES = "4"  # 3: `(since DATE)` and `[context: ...]` on relation lines; 4: a frontmatter
+# relation's target claim says its key (an unknown `## Relations` target is no longer created)
 
 
 def _fingerprint(raw: dict) -> str:

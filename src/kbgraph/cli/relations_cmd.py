@@ -109,7 +109,7 @@ def relations(name, type_name, include_expired, as_of, limit, vault, as_json, fm
         if as_of:
             return _relations_as_of(ws, entity, as_of, type_name, fmt, fields)
         data = entity_relations(ws.store, vocab, entity, type_name, include_expired, limit=limit or None,
-                                access=ws.access)
+                                access=ws.access, with_unresolved=True)
     if fmt == "json" and not fields:
         from .output import print_json
 
@@ -122,6 +122,10 @@ def relations(name, type_name, include_expired, as_of, limit, vault, as_json, fm
     emit_rows(rows, fmt, fields, {"entity": data["entity"], "count": len(rows), "total": total}, "relations",
               _ROW_COLUMNS, row_keys=("direction", "other", "source", "target") + _VIEW_FIELDS,
               title=f"Relations of {data['entity']}{shown}", empty_message=_nothing_current(data, type_name))
+    if fmt == "table" and not fields:
+        for item in data["unresolved"]:
+            print(f"unresolved: {item['type']} [[{item['target']}]] ({item['page']} line {item['line']}): "
+                  "no entity of that name yet")
 
 
 def _nothing_current(data: dict, type_name: str | None) -> str:

@@ -16,6 +16,7 @@ from ..model import EntityClaim, EntityRecord, Merge
 from .names import name_key, page_link_keys
 
 TIER_THRESHOLDS = ((15, 3), (5, 2))  # mention count -> tier; below both, tier 1
+LINE_TARGET_FIELD = "relations"  # the field of a `## Relations` line's target claim (a frontmatter one: its key)
 
 
 @dataclass
@@ -94,7 +95,7 @@ def assemble_entities(
         specs[target].claim_docs.add(claim.doc_id)
         resolved[(claim.doc_id, claim.type, claim.name)] = target
     redirect: dict[str, str] = {}
-    for merge in merges:
+    for merge in [*_page_merges(pages, specs, by_name), *merges]:
         into_key = merge.into_key
         while into_key in redirect and into_key != merge.from_key:  # B -> C, then A -> B: A goes to C
             into_key = redirect[into_key]
@@ -109,6 +110,55 @@ def assemble_entities(
         for s in sorted(specs.values(), key=lambda s: s.key)
     ]
     return records, resolved
+
+
+def without_unresolved_line_targets(
+    records: list[EntityRecord], claims: list[EntityClaim], resolved: dict[tuple[int, str, str], str]
+) -> tuple[list[EntityRecord], dict[tuple[int, str, str], str]]:
+    """records and resolved without the entities that only `## Relations` line targets name.
+
+    A `- mentors [[Nobody Here]]` line whose target no page, alias, user or frontmatter value stands
+    behind is kept out of the graph instead of becoming a person of its own: the line stays stored by
+    name (page_relation_lines), each index tries it again, and until it resolves the relations stage
+    reports it ("relation target not found"). A graph query never shows such a phantom, and `kbg entity
+    relate` refuses the same name without --create, so a page line is held to the same rule. Assembly
+    still makes the record, and drops it only here, after the resolver has seen it: a misspelt
+    `[[Ben Okafr]]` is still linked or asked about (a recorded merge makes it resolve).
+    """
+    line_only: dict[str, bool] = {}
+    for claim in claims:
+        if claim.role == "page":
+            continue
+        key = resolved.get((claim.doc_id, claim.type, claim.name))
+        if key is not None:
+            is_line = claim.role == "relation-target" and claim.ref_field == LINE_TARGET_FIELD
+            line_only[key] = line_only.get(key, True) and is_line
+    dropped = {r.key for r in records if r.page_doc_id is None and line_only.get(r.key)}
+    if not dropped:
+        return records, resolved
+    return ([r for r in records if r.key not in dropped],
+            {claim: key for claim, key in resolved.items() if key not in dropped})
+
+
+SAME_AS_KEY = "same_as"  # page frontmatter: `same_as: "[[Other Page's Name]]"` -- this page's entity is that one
+
+
+def _page_merges(pages: list[EntityClaim], specs: dict[str, _Builder], by_name: dict[str, list[str]]) -> list[Merge]:
+    """The merges pages state with `same_as:` (`kbg resolve duplicates` writes it when a duplicate is
+    confirmed): replayed before the recorded ones, so the link lives in the user's file and survives
+    `index --full` and export without the database. A target no page of the same type names, or one
+    that names this entity itself, is ignored; a cycle is broken where the replay meets it."""
+    from ..pages.frontmatter_lines import listed_names
+
+    merges = []
+    for claim in pages:
+        from_key = entity_key(claim.type, claim.name)
+        for target in listed_names(claim.attributes.get(SAME_AS_KEY)):
+            keys = [k for k in by_name.get(name_key(target), []) if specs[k].type == claim.type]
+            if len(keys) == 1 and keys[0] != from_key and from_key in specs:
+                into = specs[keys[0]]
+                merges.append(Merge(from_key, claim.type, claim.name, into.key, into.type, into.name))
+    return merges
 
 
 def _apply_merge(specs: dict[str, _Builder], resolved: dict, merge: Merge) -> None:

@@ -13,6 +13,7 @@ from ..errors import InvalidInput
 from .markdown import find_links, first_h1, parse_sections
 from ..model import EntityDecl, PageRelationLine, ParsedDocument
 from ..pages.relation_lines import parse_relation_lines
+from ..entities.assemble import LINE_TARGET_FIELD
 from ..entities.names import as_name_list
 from .vault import RawFile, date_from_path, parse_date, split_frontmatter
 
@@ -214,7 +215,11 @@ def _relation_targets(lines: list[PageRelationLine], entities: list[EntityDecl],
             else:
                 hint = config.vocabulary.target_type_hint(line.type, page_type)
             if hint:
-                out.append(EntityDecl(hint, line.target, (), "relation-target", "relations"))
+                # The field says where the name was written: a `## Relations` line's target that names no
+                # entity is kept by name and reported, never created (entities/assemble.py); a frontmatter
+                # value's is a referenced-only entity, as a frontmatter reference's is.
+                field = line.source if line.source.startswith("frontmatter:") else LINE_TARGET_FIELD
+                out.append(EntityDecl(hint, line.target, (), "relation-target", field))
     return out
 
 

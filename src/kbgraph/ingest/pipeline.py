@@ -30,7 +30,8 @@ from urllib.parse import unquote
 from ..access import LOCAL
 from ..config import Config, load_config
 from ..entities.sync import sync_entities
-from ..entities.assemble import TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms
+from ..entities.assemble import (TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms,
+                                 without_unresolved_line_targets)
 from ..errors import IndexLocked
 from ..entities.mentions import MentionMatcher, find_document_mentions
 from ..model import IndexReport, Link, Mention, ParsedDocument, Problem, TextReady
@@ -246,6 +247,7 @@ def entities_stage(run: IndexRun) -> None:
         if run.config.resolve.enabled and _resolve_references(run, records, claims, resolved, now):
             merges, links = store.merges(), _reference_links(store)  # what the resolver linked: assemble again
             records, resolved = assemble_entities(claims, merges, links)
+        records, resolved = without_unresolved_line_targets(records, claims, resolved)
         run.assembly = (claims, resolved, merges)
         # An entity kept alive only by a user's relations whose name now resolves elsewhere (a page
         # took it as an alias) hands its relations over instead of losing them.

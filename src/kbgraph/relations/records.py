@@ -10,6 +10,7 @@ Relations of entities without a page live in the database (origin 'user').
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
@@ -86,11 +87,12 @@ def _details(row: dict, today: str) -> dict:
 
 def entity_relations(
     store: Store, vocab: Vocabulary, entity: Entity, type_name: str | None = None, include_expired: bool = False,
-    today: str | None = None, limit: int | None = None, access: Access = LOCAL,
+    today: str | None = None, limit: int | None = None, access: Access = LOCAL, with_unresolved: bool = False,
 ) -> dict:
     """An entity's relations and inverse relations, optionally of one type (either direction's name).
 
     limit caps the rows read per direction (a hub can have thousands); "total" always counts all.
+    with_unresolved adds "unresolved": its page's lines whose [[target]] the last index could not link.
     """
     today = today or today_iso()
     active_on = None if include_expired else today
@@ -114,7 +116,18 @@ def entity_relations(
         out["expired"] = every - out["total"]["relations"] - out["total"]["inverse_relations"]
     for side in ("relations", "inverse_relations"):
         out[side].sort(key=lambda r: (r["type"], r.get("target") or r.get("source") or ""))
+    if with_unresolved:  # not relations (an end would be a phantom), but what the page says
+        page = entity.page_path and store.get_document(access, path=entity.page_path)
+        out["unresolved"] = [u for u in unresolved_targets(store, [page["path"]])
+                             if canonical_type in (None, _canonical_name(vocab, u["type"]))] if page else []
     return out
+
+
+def _canonical_name(vocab: Vocabulary, type_name: str) -> str | None:
+    try:
+        return vocab.normalise(type_name).type.name
+    except InvalidInput:
+        return None
 
 
 def _directions(vocab: Vocabulary, type_name: str | None) -> tuple[str | None, tuple[str, ...]]:
@@ -224,8 +237,10 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
                 for key in page_link_keys(entity.page_path) if entity.page_path else ():
                     stems.setdefault(key, set()).add(entity.id)
         by_file = stems.get(name_key(line["target"]), set())
-        if len(by_file) != 1:
+        if len(by_file) > 1 or (line["source"] or "").startswith("frontmatter:"):
             raise
+        if not by_file:
+            raise NotFound(unresolved_reason(line["type"], line["target"])) from None
         other = store.get_entity(LOCAL, next(iter(by_file)))
     rtype, src, tgt = canonical(vocab, page_entity, line["type"], other)
     return (src.id, tgt.id, rtype.name), {
@@ -234,6 +249,27 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
         "origin_doc_id": line["doc_id"], "source_doc_id": line["doc_id"], "confidence": "manual",
         "from_frontmatter": (line["source"] or "").startswith("frontmatter:"),
     }
+
+
+_UNRESOLVED = "relation target not found: "
+_UNRESOLVED_TARGET = re.compile(r"^relation target not found: (?P<type>\S+) \[\[(?P<target>[^\[\]]+)\]\]")
+
+
+def unresolved_reason(type_name: str, target: str) -> str:
+    """The problem an index records for a `## Relations` line whose [[target]] names no entity."""
+    return (f"{_UNRESOLVED}{type_name} [[{target}]]: no page, name or alias spells it; the line links on the next "
+            "index once one does (a new page, an alias), or relate it with --create TYPE")
+
+
+def unresolved_targets(store: Store, page_paths: list[str]) -> list[dict]:
+    """The `## Relations` lines of these pages that the last index could not link, by name and line."""
+    out = []
+    for problem in store.problems():
+        path, _, line = problem.path.rpartition(":")
+        found = _UNRESOLVED_TARGET.match(problem.reason) if path in page_paths and line.isdigit() else None
+        if found:
+            out.append({"type": found["type"], "target": found["target"], "page": path, "line": int(line)})
+    return sorted(out, key=lambda u: (u["page"], u["line"]))
 
 
 def line_matcher(vocab: Vocabulary, page_entity: Entity, rtype: RelationType, src: Entity, tgt: Entity):
