@@ -89,7 +89,9 @@ def _print_profile(data: dict) -> None:
              f" in {data['documents']} documents"]
     if e["aliases"]:
         lines.append("aliases: " + escape(", ".join(e["aliases"])))
-    if e["page_path"]:
+    if len(data.get("pages", ())) > 1:  # pages linked by `same_as:` (or one name given to two pages)
+        lines.append("pages: " + escape(", ".join(data["pages"])))
+    elif e["page_path"]:
         lines.append("page: " + escape(e["page_path"]))
     for key, value in attrs.items():
         if key not in ("role",):

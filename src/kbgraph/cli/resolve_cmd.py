@@ -1,4 +1,4 @@
-"""`kbg resolve pending|confirm|reject|calibrate|log`: the questions entity resolution asks, and its log."""
+"""`kbg resolve pending|duplicates|confirm|reject|calibrate|log`: the questions entity resolution asks, and its log."""
 
 from __future__ import annotations
 
@@ -44,11 +44,51 @@ def _print_questions(rows: list[dict]) -> None:
     if not rows:
         console.print("[dim]no questions waiting[/dim]")
     for r in rows:
+        if isinstance(r["features"], dict) and r["features"].get("kind") == "duplicate-pages":
+            _print_duplicate(console, r)
+            continue
         seen = f"  [dim](in {escape(r['doc_path'])})[/dim]" if r["doc_path"] else ""
         console.print(f"#{r['id']}  {escape(repr(r['surface']))} == {escape(r['candidate_name'] or '?')} "
                       f"(P={r['score']:.2f})?{seen}", highlight=False)
     if rows:
         console.print("[dim]answer with `kbg resolve confirm ID` or `kbg resolve reject ID`[/dim]")
+
+
+def _print_duplicate(console, r: dict) -> None:
+    from rich.markup import escape
+
+    f = r["features"]
+    console.print(f"#{r['id']}  page {escape(r['doc_path'] or '?')} ({escape(r['surface'])}) is the same "
+                  f"{escape(r['surface_type'])} as {escape(f.get('candidate_path') or '?')} "
+                  f"({escape(r['candidate_name'] or '?')})? (P={r['score']:.2f})", highlight=False)
+    console.print(f"      [dim]{escape(f.get('explain', ''))}[/dim]", highlight=False)
+
+
+@resolve.command("duplicates")
+@vault_option
+@json_option
+def duplicates(vault, as_json) -> None:
+    """Find entity pages that are likely one entity (names, email, phone, handle, birth date, address,
+    role, team) and ask about each new pair; `kbg resolve pending` lists them. Confirming adds
+    `same_as: "[[Other]]"` to one page's frontmatter; rejecting means the pair is never asked again."""
+    from ..resolve.duplicate_pages import find_duplicate_pages
+    from .index_cmd import _ProgressBar
+
+    with open_workspace(vault) as ws, _ProgressBar(as_json=as_json) as bar:
+        result = find_duplicate_pages(ws.store, ws.access,
+                                      progress=lambda done, total: bar.update("compare", done, total))
+    if as_json:
+        from .output import print_json
+
+        print_json(result)
+        return
+    from .output import render_table
+
+    render_table(result["asked"], [("id", "Id"), ("page", "Page"), ("same_as_page", "Same as"),
+                                   ("probability", "P"), ("explain", "Why")],
+                 f"Likely duplicate pages: {len(result['asked'])} new questions", "no new likely duplicates")
+    print(f"{result['pages']:,} pages, {result['comparisons']:,} pairs compared of {result['all_pairs']:,}"
+          f" ({result['seconds']:.2f} s); answer with `kbg resolve confirm ID` or `kbg resolve reject ID`")
 
 
 @resolve.command("log")

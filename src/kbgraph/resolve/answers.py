@@ -28,6 +28,17 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
     from ..relations.records import now_iso
 
     question = _question(ws.store, ws.access, decision_id, answering="confirmed")
+    from .duplicate_pages import confirm_duplicate
+    from .duplicate_questions import is_duplicate_question
+
+    if is_duplicate_question(question):  # two pages of one entity: linked in the page, never merged in the index
+        return confirm_duplicate(ws, decision_id, question)
+    from .prose import is_prose_question
+
+    if is_prose_question(question):  # a name in running text: no entity to merge; linked where written
+        from .prose_answers import confirm_prose
+
+        return confirm_prose(ws, decision_id, question)
     if _low_information(question):
         return _link_in_documents(ws, decision_id, question)
     redo = question["outcome"] == "confirmed"
@@ -80,12 +91,15 @@ def _link_in_documents(ws: Workspace, decision_id: int, question: dict) -> dict:
 def reject(ws: Workspace, decision_id: int) -> dict:
     """The name is not that entity: never asked again for this pair."""
     from ..relations.records import now_iso
+    from .prose import is_prose_question
 
     question = _question(ws.store, ws.access, decision_id, answering="rejected")
     with ws.store.transaction():
         if question["outcome"] != "rejected":  # rejected again (a run killed before its re-index): re-index
             ws.store.decide(decision_id, "rejected", "user", now_iso())
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
+        if is_prose_question(question):  # asked by the mention scan, which only a re-scan runs again
+            ws.store.set_meta("mentions_rescan_all", "1")
     from ..ingest.pipeline import refresh_index
 
     refresh_index(ws)
@@ -113,7 +127,7 @@ def calibrate(store: Store, config, dry_run: bool = False) -> dict:
 
     examples = [Example(Features.from_dict(d["features"]), d["outcome"] == "confirmed")
                 for d in store.decisions(LOCAL) if d["outcome"] in ("confirmed", "rejected") and d["features"]
-                and not d["features"].get("unmerged")]
+                and not d["features"].get("unmerged") and "kind" not in d["features"]]  # duplicate pages: other model
     labels = {e.same for e in examples}
     if len(examples) < 2 or labels != {True, False}:
         raise InvalidInput(f"calibration needs confirmed and rejected answers; the log has {len(examples)} "

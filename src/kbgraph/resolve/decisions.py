@@ -62,7 +62,12 @@ def record_reference_decisions(store: Store, decisions: list[ReferenceDecision],
             best = d.candidates[0] if d.candidates else (None, None, None)
             _log(store, d, best[0], best[1], best[2], "new", now)
             logged_new.add(d.surface_key)
-    store.drop_open_questions(asked)
+    from .duplicate_questions import open_duplicate_pairs
+
+    from .prose import open_prose_questions
+
+    store.drop_open_questions(asked | open_duplicate_pairs(store)  # `kbg resolve duplicates` asked those
+                              | open_prose_questions(store))  # and the mention scan these (resolve/prose.py)
     return merges
 
 

@@ -1,0 +1,118 @@
+"""`kbg resolve duplicates`: entity pages that are likely one entity become questions; answering one.
+
+The finding is resolve/duplicates.py (pure); this module reads the entity pages from the store,
+puts each likely pair in the resolver's question queue (the decision log, outcome "asked", so
+`kbg resolve pending` lists it with the name questions) and applies a confirmed one.
+
+A question is logged like a name question: surface = the page to link (its name, its path as
+doc_path), candidate = the entity it is the same as, features = {"kind": DUPLICATE_KIND, the
+weight, the model version, both paths and every attribute comparison}. The pair is keyed as the
+resolver keys a name (surface_key(name), candidate entity key), so a rejected pair is never asked
+again, by this command or by the resolver, and a pair asked already is not asked twice.
+
+Confirming writes `same_as: "[[Candidate]]"` into the surface page's frontmatter (one added line,
+pages/frontmatter_lines.py): neither page's prose changes, the link is the user's, in their file,
+and entity assembly honours it (entities/assemble.py) on every index, `--full` included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from ..access import LOCAL, Access
+from ..errors import InvalidInput
+from .duplicate_questions import DUPLICATE_KIND
+from .duplicates import MODEL_VERSION, DuplicatePair, DuplicateRecord, find_duplicates
+from .keys import surface_key
+from ..store.base import Store
+from ..workspace import Workspace
+
+def page_records(store: Store, access: Access = LOCAL) -> list[DuplicateRecord]:
+    """Every active entity that has a page, as the duplicate finder reads it."""
+    from ..entities.assemble import entity_key
+
+    return [DuplicateRecord(entity_key(e.type, e.name), e.type, e.name, tuple(e.aliases), dict(e.attributes),
+                            e.page_path)
+            for e in store.list_entities(access) if e.page_path and e.status == "active"]
+
+
+def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None = None,
+                         progress: Callable[[int, int], None] | None = None) -> dict:
+    """Find likely duplicate pages and ask about each pair not asked or answered before. Idempotent:
+    a second run adds no question. Returns the questions asked now and the search's numbers."""
+    from ..relations.records import now_iso
+
+    decided = store.decided_pairs()
+    records = page_records(store, access)
+    by_id = {r.id: r for r in records}
+
+    def answered(a: str, b: str) -> bool:
+        return any(_pair_key(by_id[x], by_id[y]) in decided for x, y in ((a, b), (b, a)))
+
+    search = find_duplicates(records, skip=answered, progress=progress)
+    asked, now = [], now or now_iso()
+    with store.transaction():
+        for pair in search.pairs:
+            surface, candidate = _oriented(pair)
+            row = _question_row(pair, surface, candidate, now)
+            asked.append({"id": store.add_decision(row), **_summary(pair, surface, candidate)})
+    return {"asked": asked, "pages": search.records, "comparisons": search.comparisons,
+            "all_pairs": search.records * (search.records - 1) // 2, "skipped_blocks": search.skipped_blocks,
+            "seconds": round(search.seconds, 3)}
+
+
+def _pair_key(surface: DuplicateRecord, candidate: DuplicateRecord) -> tuple[str, str]:
+    return surface_key(surface.name), candidate.id
+
+
+def _oriented(pair: DuplicatePair) -> tuple[DuplicateRecord, DuplicateRecord]:
+    """(page to link, entity it is the same as): the page with fewer attributes and the shorter name
+    points to the fuller one ("Jon Smith" is "Jonathan Smith")."""
+    def fullness(r: DuplicateRecord) -> tuple:
+        return len(r.attributes), len(r.name), r.id
+
+    surface, candidate = sorted((pair.left, pair.right), key=fullness)
+    return surface, candidate
+
+
+def _question_row(pair: DuplicatePair, surface: DuplicateRecord, candidate: DuplicateRecord, now: str) -> dict:
+    features = {"kind": DUPLICATE_KIND, "model": MODEL_VERSION, "weight": pair.weight,
+                "surface_path": surface.path, "candidate_path": candidate.path, "explain": pair.explain(),
+                "comparisons": [{"attribute": c.attribute, "level": c.level, "weight": c.weight, "detail": c.detail}
+                                for c in pair.comparisons]}
+    return {"surface": surface.name, "surface_key": _pair_key(surface, candidate)[0], "surface_type": surface.type,
+            "candidate_key": candidate.id, "candidate_name": candidate.name, "score": round(pair.probability, 6),
+            "features": features, "outcome": "asked", "decided_by": "kbgraph", "doc_path": surface.path,
+            "created_at": now}
+
+
+def _summary(pair: DuplicatePair, surface: DuplicateRecord, candidate: DuplicateRecord) -> dict:
+    return {"page": surface.path, "name": surface.name, "same_as": candidate.name, "same_as_page": candidate.path,
+            "weight": pair.weight, "probability": round(pair.probability, 6), "explain": pair.explain()}
+
+
+def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
+    """Yes, one entity: `same_as: "[[Candidate]]"` is added to the surface page's frontmatter (nothing
+    else in either file changes), the answer is saved, and the page is re-read. Redoable: confirming
+    again finds the line there and only re-reads."""
+    from ..entities.assemble import SAME_AS_KEY
+    from ..ingest.pipeline import index_vault
+    from ..pages.files import edit_page, write_lock
+    from ..pages.frontmatter_lines import add_list_value
+    from ..relations.records import now_iso
+
+    path = question["doc_path"]
+    if not path:
+        raise InvalidInput(f"question {decision_id} names no page to link", param="decision_id")
+    target = f"[[{question['candidate_name']}]]"
+    with write_lock(ws.root):
+        edited = edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target))
+        with ws.store.transaction():
+            if question["outcome"] != "confirmed":
+                ws.store.decide(decision_id, "confirmed", "user", now_iso())
+            ws.store.set_meta("entities_dirty", "1")
+    index_vault(Path(ws.root), store=ws.store, only={path}, lock_wait=30)
+    return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
+            "entity": question["candidate_name"], "aliases": [question["surface"]], "documents": [path],
+            "page_edited": edited}

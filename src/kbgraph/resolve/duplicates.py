@@ -1,0 +1,419 @@
+"""Duplicate records, the pure core: which two entity pages are likely one entity, and why.
+
+    records = [DuplicateRecord("a", "person", "Jon Smith", attributes={"email": "JS@acme.io"}), ...]
+    found = find_duplicates(records)     # blocked candidate pairs, scored, best first
+    found.pairs[0].explain()             # "email agrees (js@acme.io); given name: nickname ..."
+
+Three steps, each a plain function:
+
+1. **Normalise** (`normalise`): a record's attributes, whatever frontmatter key they came under
+   (ATTRIBUTE_KEYS), become comparable values: emails lower-cased and accent-folded, phones digits
+   only and compared on their last PHONE_DIGITS digits (so "+44 20 7946 0958" and "020 7946 0958"
+   agree), dates of birth parsed to ISO (day first when ambiguous), addresses tokenised with common
+   abbreviations expanded ("St" -> street), handles without '@', role and team case-folded.
+2. **Block** (`blocking_keys_of`): a pair is compared only when the two records share a key: the
+   name keys of resolve.keys.blocking_keys that identify a whole name (compact, sorted tokens,
+   user-name shapes such as "jsmith"), a phonetic key of given + surname, and each identifier
+   (email, phone, handle, date of birth). A block larger than MAX_BLOCK (a key thousands share) is
+   skipped and counted, so the work grows with the number of records, never with its square.
+3. **Score** (`score_pair`): a Fellegi–Sunter model. Each attribute comparison lands on a level
+   (exact, close, disagree; missing counts 0) whose weight is log2(m / u): m, the chance of that
+   level when the two records are one entity, u, when they are two (LEVELS). The weights add up;
+   a pair is proposed when the total reaches PROPOSE_WEIGHT (a likelihood ratio of 2^9 = 512:1).
+   The m of "disagree" on an identifier (email, date of birth) is set low on purpose: two pages
+   with one name but different birth dates or addresses are namesakes, never proposed.
+
+Nothing here merges: every proposed pair is a question for the user.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Callable, Iterable, Mapping
+
+from ..entities.names import fold
+from ..errors import InvalidInput
+from ._optional import require
+from .keys import blocking_keys, normalize_email, parse_name, phonetic_codes
+from .nicknames import canonical_given_name
+
+jellyfish = require("jellyfish")
+
+MODEL_VERSION = "dup-fs-1"
+PROPOSE_WEIGHT = 9.0
+MAX_BLOCK = 100
+PHONE_DIGITS = 9  # the national number without its trunk prefix or country code
+
+# Frontmatter keys (case-folded, '-' and ' ' read as '_') and the attribute each one carries.
+ATTRIBUTE_KEYS = {
+    "email": "email", "emails": "email", "mail": "email", "e_mail": "email", "work_email": "email",
+    "phone": "phone", "phones": "phone", "mobile": "phone", "tel": "phone", "telephone": "phone",
+    "cell": "phone", "phone_number": "phone",
+    "handle": "handle", "handles": "handle", "github": "handle", "slack": "handle", "twitter": "handle",
+    "username": "handle", "user": "handle", "login": "handle",
+    "dob": "dob", "birthday": "dob", "born": "dob", "birth_date": "dob", "date_of_birth": "dob",
+    "birthdate": "dob",
+    "address": "address", "street": "address", "suburb": "address", "city": "address", "postcode": "address",
+    "zip": "address", "state": "address",
+    "role": "role", "job_title": "role", "position": "role",
+    "team": "team", "department": "team", "teams": "team",
+}
+
+# (m, u) per comparison level; weight = log2(m / u). Estimated by hand for an organisation's notes
+# and checked on bench/duplicates_eval.py (RESULTS.md); "disagree" of an identifier is set precision-first.
+LEVELS: dict[str, dict[str, tuple[float, float]]] = {
+    "given": {"exact": (0.80, 0.01), "nickname": (0.07, 0.002), "typo": (0.08, 0.01),
+              "initial": (0.03, 0.04), "disagree": (0.02, 0.94)},
+    "surname": {"exact": (0.86, 0.005), "typo": (0.11, 0.01), "disagree": (0.03, 0.985)},
+    "name": {"exact": (0.85, 0.002), "typo": (0.10, 0.01), "disagree": (0.05, 0.988)},
+    "email": {"exact": (0.985, 0.00001), "disagree": (0.015, 0.99999)},
+    "phone": {"exact": (0.90, 0.00001), "disagree": (0.10, 0.99999)},
+    "handle": {"exact": (0.90, 0.00001), "disagree": (0.10, 0.99999)},
+    "dob": {"exact": (0.90, 0.0005), "typo": (0.09, 0.005), "disagree": (0.01, 0.9945)},
+    "address": {"exact": (0.70, 0.0005), "close": (0.22, 0.01), "disagree": (0.02, 0.9895)},
+    "role": {"exact": (0.60, 0.05), "disagree": (0.40, 0.95)},
+    "team": {"exact": (0.60, 0.10), "disagree": (0.40, 0.90)},
+}
+WEIGHTS = {attr: {level: math.log2(m / u) for level, (m, u) in levels.items()} for attr, levels in LEVELS.items()}
+
+_ADDRESS_WORDS = {
+    "st": "street", "str": "street", "rd": "road", "ave": "avenue", "av": "avenue", "dr": "drive",
+    "ln": "lane", "ct": "court", "pl": "place", "cres": "crescent", "cr": "crescent", "hwy": "highway",
+    "blvd": "boulevard", "tce": "terrace", "pde": "parade", "cl": "close", "sq": "square", "apt": "apartment",
+    "u": "unit", "fl": "floor", "mt": "mount", "n": "north", "s": "south", "e": "east", "w": "west",
+}
+_ADDRESS_STOP = {"the", "of", "and"}
+_WORDS = re.compile(r"[^\W_]+")
+_MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
+
+
+@dataclass(frozen=True)
+class DuplicateRecord:
+    """One entity page as the duplicate finder sees it: an id, its names, its frontmatter attributes."""
+
+    id: str
+    type: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    attributes: Mapping[str, object] = field(default_factory=dict, compare=False, hash=False)
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Normalised:
+    """A record's comparable values (see the module docstring for each normalisation)."""
+
+    record: DuplicateRecord
+    given: str
+    surname: str
+    compact: str
+    emails: frozenset[str] = frozenset()
+    phones: frozenset[str] = frozenset()
+    handles: frozenset[str] = frozenset()
+    dob: str | None = None
+    address: frozenset[str] = frozenset()
+    role: str | None = None
+    team: str | None = None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One attribute compared: the level it landed on, its weight and the values that decided it."""
+
+    attribute: str
+    level: str
+    weight: float
+    detail: str
+
+    @property
+    def agrees(self) -> bool:
+        return self.weight > 0
+
+
+@dataclass(frozen=True)
+class DuplicatePair:
+    """Two records that may be one entity, with every comparison that scored them."""
+
+    left: DuplicateRecord
+    right: DuplicateRecord
+    weight: float
+    comparisons: tuple[Comparison, ...]
+
+    @property
+    def probability(self) -> float:
+        """The weight as a probability against even prior odds (a display value; the rule uses weight)."""
+        return 1.0 / (1.0 + 2.0 ** -max(-60.0, min(60.0, self.weight)))
+
+    def explain(self) -> str:
+        agree = [f"{c.attribute} {c.level} ({c.detail})" for c in self.comparisons if c.agrees]
+        differ = [f"{c.attribute} {c.level} ({c.detail})" for c in self.comparisons if not c.agrees]
+        parts = [("agree: " + "; ".join(agree)) if agree else "nothing agrees",
+                 ("differ: " + "; ".join(differ)) if differ else "nothing differs"]
+        return " | ".join(parts)
+
+
+@dataclass(frozen=True)
+class DuplicateSearch:
+    """The proposed pairs (best first) and what the search cost: the numbers a benchmark reports."""
+
+    pairs: tuple[DuplicatePair, ...]
+    records: int
+    comparisons: int
+    blocks: int
+    skipped_blocks: int
+    seconds: float
+
+
+# --- 1. normalise -----------------------------------------------------------------
+
+
+def attribute_values(attributes: Mapping[str, object]) -> dict[str, list[str]]:
+    """The record's raw values per attribute kind, from whichever frontmatter keys carry them."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for key, value in attributes.items():
+        kind = ATTRIBUTE_KEYS.get(re.sub(r"[-\s]+", "_", str(key).strip().casefold()))
+        if kind is None:
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        found[kind].extend(str(v) for v in values if isinstance(v, (str, int, float)) and str(v).strip())
+    return found
+
+
+def normalise(record: DuplicateRecord) -> Normalised:
+    values = attribute_values(record.attributes)
+    given, surname, compact = _name_parts(record.name)
+    return Normalised(
+        record, given, surname, compact,
+        emails=frozenset(filter(None, map(_email, values["email"]))),
+        phones=frozenset(filter(None, map(normalise_phone, values["phone"]))),
+        handles=frozenset(h for h in (fold(v).strip().lstrip("@").casefold() for v in values["handle"]) if h),
+        dob=next(filter(None, map(parse_dob, values["dob"])), None),
+        address=frozenset(t for v in values["address"] for t in address_tokens(v)),
+        role=_text(values["role"]), team=_text(values["team"]),
+    )
+
+
+def _name_parts(name: str) -> tuple[str, str, str]:
+    try:
+        parsed = parse_name(name)
+    except InvalidInput:
+        return "", "", ""
+    words = tuple(t for t in parsed.tokens if not t.isdigit())  # "J Smith": the initial is a given name
+    if parsed.kind != "name" or len(words) < 2:
+        return "", "", parsed.compact
+    return words[0], words[-1], parsed.compact
+
+
+def _email(value: str) -> str | None:
+    try:
+        return normalize_email(value)
+    except InvalidInput:
+        return None
+
+
+def _text(values: list[str]) -> str | None:
+    return " ".join(fold(values[0]).casefold().split()) if values else None
+
+
+def normalise_phone(value: str) -> str | None:
+    """The last PHONE_DIGITS digits: a country code or trunk '0' in front does not change the number."""
+    digits = re.sub(r"\D", "", value)
+    return digits[-PHONE_DIGITS:] if len(digits) >= 7 else None
+
+
+def parse_dob(value: str) -> str | None:
+    """An ISO date from 1980-03-12, 19800312, 12/03/1980 (day first unless that cannot be),
+    12 March 1980 or March 12, 1980; None for anything else."""
+    text = value.strip().casefold()
+    found = re.fullmatch(r"(\d{4})-?(\d{1,2})-?(\d{1,2})(?:t.*)?", text)
+    if found:
+        return _iso(int(found[1]), int(found[2]), int(found[3]))
+    found = re.fullmatch(r"(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})", text)
+    if found:
+        first, second, year = int(found[1]), int(found[2]), int(found[3])
+        return _iso(year, first, second) if first <= 12 < second else _iso(year, second, first)
+    words = _WORDS.findall(text)
+    numbers = [int(w) for w in words if w.isdigit()]
+    months = [_MONTHS[w[:3]] for w in words if w[:3] in _MONTHS and not w.isdigit()]
+    if len(numbers) == 2 and len(months) == 1:
+        year = max(numbers)
+        return _iso(year, months[0], min(numbers)) if year > 31 else None
+    return None
+
+
+def _iso(year: int, month: int, day: int) -> str | None:
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def address_tokens(value: str) -> list[str]:
+    words = _WORDS.findall(fold(value).casefold())
+    return [_ADDRESS_WORDS.get(w, w) for w in words if w not in _ADDRESS_STOP]
+
+
+# --- 2. block ---------------------------------------------------------------------
+
+_NAME_KEY_PREFIXES = ("n:", "s:", "u:")
+
+
+def blocking_keys_of(n: Normalised) -> set[str]:
+    """The keys a record is blocked under: whole-name keys, a phonetic name key and its identifiers."""
+    keys: set[str] = set()
+    try:
+        keys = {k for k in blocking_keys(n.record.name) if k.startswith(_NAME_KEY_PREFIXES)}
+    except InvalidInput:
+        pass
+    if n.given and n.surname:
+        codes = sorted((phonetic_codes(n.given)[0], phonetic_codes(n.surname)[0]))
+        if all(codes):
+            keys.add("pp:" + "|".join(codes))
+    keys |= {"e:" + e for e in n.emails} | {"ph:" + p for p in n.phones} | {"h:" + h for h in n.handles}
+    if n.dob:
+        keys.add("d:" + n.dob)
+        # A typo in both names still meets on one name and the birth year (or on the address's numbers).
+        keys |= {f"{part}:{code}|{n.dob[:4]}" for part, name in (("gy", n.given), ("sy", n.surname))
+                 if name and (code := phonetic_codes(name)[0])}
+    numbers = sorted(t for t in n.address if t.isdigit())
+    if len(numbers) >= 2:
+        keys.add("a:" + "|".join(numbers))
+    return {f"{n.record.type}/{k}" for k in keys}  # pages of two types are never one entity
+
+
+def candidate_pairs(normalised: list[Normalised], max_block: int = MAX_BLOCK) -> tuple[set[tuple[int, int]], int, int]:
+    """Index pairs that share a blocking key, the number of blocks, and how many were too large."""
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for i, n in enumerate(normalised):
+        for key in blocking_keys_of(n):
+            blocks[key].append(i)
+    pairs: set[tuple[int, int]] = set()
+    skipped = 0
+    for members in blocks.values():
+        if len(members) > max_block:
+            skipped += 1
+            continue
+        for a in range(len(members)):
+            for b in range(a + 1, len(members)):
+                pairs.add((members[a], members[b]))
+    return pairs, len(blocks), skipped
+
+
+# --- 3. score ---------------------------------------------------------------------
+
+
+def score_pair(a: Normalised, b: Normalised) -> DuplicatePair:
+    comparisons = [*_compare_names(a, b), *_compare_identifiers(a, b)]
+    for attr, left, right in (("role", a.role, b.role), ("team", a.team, b.team)):
+        if left and right:
+            comparisons.append(_level(attr, "exact" if left == right else "disagree", f"{left} / {right}"))
+    total = sum(c.weight for c in comparisons)
+    return DuplicatePair(a.record, b.record, round(total, 3), tuple(comparisons))
+
+
+def _level(attr: str, level: str, detail: str) -> Comparison:
+    return Comparison(attr, level, round(WEIGHTS[attr][level], 3), detail)
+
+
+def _compare_names(a: Normalised, b: Normalised) -> list[Comparison]:
+    if not (a.given and b.given):
+        if not (a.compact and b.compact):
+            return []
+        if a.compact == b.compact:
+            return [_level("name", "exact", a.record.name)]
+        similar = jellyfish.jaro_winkler_similarity(a.compact, b.compact) >= 0.92
+        return [_level("name", "typo" if similar else "disagree", f"{a.record.name} / {b.record.name}")]
+    straight = [_given(a.given, b.given), _surname(a.surname, b.surname)]
+    # "Smith John" written for "John Smith", on either side: the same token pairs, read either way round.
+    swapped_a = [_given(a.surname, b.given), _surname(a.given, b.surname)]
+    swapped_b = [_given(a.given, b.surname), _surname(a.surname, b.given)]
+    return max(straight, swapped_a, swapped_b, key=lambda cs: sum(c.weight for c in cs))
+
+
+def _given(x: str, y: str) -> Comparison:
+    detail = f"{x} / {y}"
+    if x == y:
+        return _level("given", "exact", x)
+    if _nickname(x, y):
+        return _level("given", "nickname", detail)
+    if min(len(x), len(y)) == 1 and x[0] == y[0]:
+        return _level("given", "initial", detail)
+    if jellyfish.jaro_winkler_similarity(x, y) >= 0.88:
+        return _level("given", "typo", detail)
+    return _level("given", "disagree", detail)
+
+
+def _nickname(x: str, y: str) -> bool:
+    """Bob / Robert (the diminutive table), or Jon / Jonathan (a short form the name starts with)."""
+    gx, gy = canonical_given_name(x), canonical_given_name(y)
+    if gx and gx in (gy, y) or gy == x:
+        return True
+    short, long_ = sorted((x, y), key=len)
+    return len(short) >= 3 and long_.startswith(short)
+
+
+def _surname(x: str, y: str) -> Comparison:
+    if x == y:
+        return _level("surname", "exact", x)
+    similar = jellyfish.jaro_winkler_similarity(x, y) >= 0.9 and jellyfish.damerau_levenshtein_distance(x, y) <= 2
+    return _level("surname", "typo" if similar else "disagree", f"{x} / {y}")
+
+
+def _compare_identifiers(a: Normalised, b: Normalised) -> list[Comparison]:
+    out: list[Comparison] = []
+    for attr, left, right in (("email", a.emails, b.emails), ("phone", a.phones, b.phones),
+                              ("handle", a.handles, b.handles)):
+        if left and right:
+            shared = sorted(left & right)
+            out.append(_level(attr, "exact", shared[0]) if shared else
+                       _level(attr, "disagree", f"{min(left)} / {min(right)}"))
+    if a.dob and b.dob:
+        out.append(_level("dob", _dob_level(a.dob, b.dob), a.dob if a.dob == b.dob else f"{a.dob} / {b.dob}"))
+    if a.address and b.address:
+        overlap = len(a.address & b.address) / len(a.address | b.address)
+        level = "exact" if overlap >= 0.8 else "close" if overlap >= 0.5 else "disagree"
+        out.append(_level("address", level, f"{overlap:.0%} of words shared"))
+    return out
+
+
+def _dob_level(x: str, y: str) -> str:
+    """exact; typo: one digit off, two digits transposed, or day and month swapped; else disagree."""
+    if x == y:
+        return "exact"
+    dx, dy = x.replace("-", ""), y.replace("-", "")
+    if x[:4] == y[:4] and x[5:7] == y[8:10] and x[8:10] == y[5:7]:
+        return "typo"
+    if jellyfish.damerau_levenshtein_distance(dx, dy) <= 1:
+        return "typo"
+    return "disagree"
+
+
+# --- the whole search -------------------------------------------------------------
+
+
+def find_duplicates(records: Iterable[DuplicateRecord], threshold: float = PROPOSE_WEIGHT,
+                    max_block: int = MAX_BLOCK, skip: Callable[[str, str], bool] | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> DuplicateSearch:
+    """Blocked, scored candidate pairs at or above threshold, best first.
+
+    skip(left id, right id): a pair not to score (already answered, or already one entity)."""
+    started = time.perf_counter()
+    normalised = [normalise(r) for r in records]
+    index_pairs, blocks, skipped = candidate_pairs(normalised, max_block)
+    found = []
+    for done, (i, j) in enumerate(sorted(index_pairs), 1):
+        a, b = sorted((normalised[i], normalised[j]), key=lambda n: n.record.id)
+        if skip is None or not skip(a.record.id, b.record.id):
+            pair = score_pair(a, b)
+            if pair.weight >= threshold:
+                found.append(pair)
+        if progress is not None and done % 1000 == 0:
+            progress(done, len(index_pairs))
+    found.sort(key=lambda p: (-p.weight, p.left.id, p.right.id))
+    return DuplicateSearch(tuple(found), len(normalised), len(index_pairs), blocks, skipped,
+                           time.perf_counter() - started)

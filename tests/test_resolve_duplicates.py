@@ -1,0 +1,174 @@
+"""Duplicate entity pages: found from names and attributes (blocked, never all pairs), asked about in
+the resolver's queue, linked by one `same_as:` frontmatter line on confirm, never asked again on reject."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import yaml
+
+from kbgraph.errors import InvalidInput
+from kbgraph.ingest.pipeline import index_vault
+from kbgraph.ingest.vault import split_frontmatter
+from kbgraph.pages.frontmatter_lines import add_list_value
+from kbgraph.resolve.duplicates import (
+    MAX_BLOCK, DuplicateRecord, find_duplicates, normalise, normalise_phone, parse_dob,
+)
+
+from .conftest import kbg
+
+JON = """---
+type: person
+name: Jon Smith
+email: JS@Acme.io
+---
+# Jon Smith
+
+Jon likes *trains*.   Trailing spaces stay.
+"""
+JONATHAN = """---
+type: person
+name: Jonathan Smith
+email: js@acme.io
+role: Engineer
+---
+# Jonathan Smith
+
+Works on Atlas.
+"""
+
+
+def _page(name: str, **attrs) -> str:
+    return "---\n" + yaml.safe_dump({"type": "person", "name": name, **attrs}, sort_keys=False) + f"---\n# {name}\n"
+
+
+@pytest.fixture
+def dup_vault(tmp_path):
+    vault = tmp_path / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "people/jon-smith.md").write_text(JON)
+    (vault / "people/jonathan-smith.md").write_text(JONATHAN)
+    # Namesakes: a one-letter surname apart, or nearly one name, but each has their own email or birth date.
+    (vault / "people/ravi-shah.md").write_text(_page("Ravi Shah", email="ravi@acme.io", dob="1980-01-02"))
+    (vault / "people/ravi-shaw.md").write_text(_page("Ravi Shaw", email="rshaw@acme.io", dob="1991-07-30"))
+    (vault / "people/marcus-hall.md").write_text(_page("Marcus Hall", email="mhall@acme.io"))
+    (vault / "people/marcus-halls.md").write_text(_page("Marcus Halls", email="marcus@other.org"))
+    index_vault(vault, embed="later")
+    return vault
+
+
+def test_same_email_pages_are_one_question_and_namesakes_none(dup_vault):
+    found = kbg(dup_vault, "resolve", "duplicates")
+    assert [(q["page"], q["same_as_page"]) for q in found["asked"]] == [
+        ("people/jon-smith.md", "people/jonathan-smith.md")]
+    assert "email exact (js@acme.io)" in found["asked"][0]["explain"]
+    pending = kbg(dup_vault, "resolve", "pending")["questions"]
+    question = next(q for q in pending if q["id"] == found["asked"][0]["id"])
+    assert question["features"]["kind"] == "duplicate-pages"
+    assert {c["attribute"] for c in question["features"]["comparisons"]} >= {"given", "surname", "email"}
+
+    again = kbg(dup_vault, "resolve", "duplicates")
+    assert again["asked"] == [], "a second run asks nothing new"
+    index_vault(dup_vault, embed="later")  # an index run keeps the question (it withdraws only name questions)
+    assert question["id"] in {q["id"] for q in kbg(dup_vault, "resolve", "pending")["questions"]}
+
+
+def test_confirm_adds_one_frontmatter_line_and_the_link_survives_a_full_index(dup_vault):
+    qid = kbg(dup_vault, "resolve", "duplicates")["asked"][0]["id"]
+    jonathan_before = (dup_vault / "people/jonathan-smith.md").read_bytes()
+    kbg(dup_vault, "resolve", "confirm", str(qid))
+
+    after = (dup_vault / "people/jon-smith.md").read_text()
+    assert after == JON.replace("email: JS@Acme.io\n", 'email: JS@Acme.io\nsame_as: "[[Jonathan Smith]]"\n')
+    assert (dup_vault / "people/jonathan-smith.md").read_bytes() == jonathan_before
+    frontmatter, _ = split_frontmatter(after)
+    assert frontmatter["same_as"] == "[[Jonathan Smith]]"
+
+    index_vault(dup_vault, full=True, embed="later")
+    profile = kbg(dup_vault, "person", "find", "Jon Smith")
+    assert profile["entity"]["name"] == "Jonathan Smith"
+    assert "Jon Smith" in profile["entity"]["aliases"]
+    assert profile["pages"] == ["people/jonathan-smith.md", "people/jon-smith.md"]
+    kbg(dup_vault, "resolve", "confirm", str(qid))  # confirming again changes nothing
+    assert (dup_vault / "people/jon-smith.md").read_text() == after
+    assert kbg(dup_vault, "resolve", "duplicates")["asked"] == []
+
+
+def test_a_rejected_pair_is_never_asked_again(dup_vault):
+    qid = kbg(dup_vault, "resolve", "duplicates")["asked"][0]["id"]
+    kbg(dup_vault, "resolve", "reject", str(qid))
+    assert kbg(dup_vault, "resolve", "duplicates")["asked"] == []
+    index_vault(dup_vault, full=True, embed="later")
+    assert kbg(dup_vault, "resolve", "duplicates")["asked"] == []
+    assert not (dup_vault / "people/jon-smith.md").read_text().count("same_as")
+
+
+# --- the pure scorer ----------------------------------------------------------------
+
+
+def _rec(rid: str, name: str, **attrs) -> DuplicateRecord:
+    return DuplicateRecord(rid, "person", name, attributes=attrs)
+
+
+def test_namesakes_with_another_birth_date_or_email_are_not_proposed():
+    records = [_rec("a", "John Smith", dob="1980-01-02"), _rec("b", "John Smith", dob="1975-05-06"),
+               _rec("c", "Sam Li", email="sam@acme.io"), _rec("d", "Sam Li", email="sli@other.org"),
+               _rec("e", "Mei Chen", team="Core", email="mei@acme.io"),
+               _rec("f", "Mei Chan", team="Core", email="mchan@acme.io")]
+    assert find_duplicates(records).pairs == ()
+
+
+def test_variants_of_one_person_are_proposed_with_their_evidence():
+    records = [_rec("a", "Robert Jones", dob="12/03/1980", phone="+61 2 6123 4567"),
+               _rec("b", "Jones Bob", dob="1980-03-12", phone="02 6123 4567"),
+               _rec("c", "Katherine Nguyen", address="12 Main Street, Braddon 2612"),
+               _rec("d", "Katherine Ngyuen", address="12 Main St Braddon 2612")]
+    pairs = {(p.left.id, p.right.id): p for p in find_duplicates(records).pairs}
+    assert set(pairs) == {("a", "b"), ("c", "d")}
+    levels = {c.attribute: c.level for c in pairs[("a", "b")].comparisons}
+    assert levels == {"given": "nickname", "surname": "exact", "phone": "exact", "dob": "exact"}
+    assert {c.attribute: c.level for c in pairs[("c", "d")].comparisons}["address"] == "exact"
+
+
+def test_normalisation():
+    assert normalise_phone("+44 20 7946 0958") == normalise_phone("020 7946 0958")
+    assert normalise_phone("123") is None
+    assert [parse_dob(v) for v in ("1980-03-12", "19800312", "12/03/1980", "03/25/1980", "12 March 1980",
+                                   "March 12, 1980", "31/02/1980", "soon")] == [
+        "1980-03-12", "1980-03-12", "1980-03-12", "1980-03-25", "1980-03-12", "1980-03-12", None, None]
+    n = normalise(_rec("x", "Dr. Ana Lima", **{"E-Mail": " ANA@Acme.IO ", "GitHub": "@AnaL", "address": "3 Oak Rd"}))
+    assert (n.given, n.surname, n.emails, n.handles) == ("ana", "lima", {"ana@acme.io"}, {"anal"})
+    assert n.address == {"3", "oak", "road"}
+
+
+def test_blocking_never_compares_all_pairs():
+    rng = random.Random(4)
+    given = ["john", "mary", "wei", "ana", "omar", "li", "sam", "kate"]
+    surnames = ["smith", "chen", "garcia", "okafor", "novak", "kim"]
+    records = [_rec(str(i), f"{rng.choice(given)} {rng.choice(surnames)}", dob=f"19{rng.randint(50, 99)}-0"
+                    f"{rng.randint(1, 9)}-1{rng.randint(0, 9)}") for i in range(1200)]
+    search = find_duplicates(records)
+    # ~25 people share each name here: the name blocks are large but capped, the date blocks small.
+    assert search.comparisons < len(records) * MAX_BLOCK
+    assert search.comparisons < 0.05 * len(records) * (len(records) - 1) / 2
+
+
+# --- the frontmatter writer ---------------------------------------------------------
+
+
+def _add(text: str) -> str:
+    _, offset = split_frontmatter(text)
+    return add_list_value(text, offset, "same_as", "[[B]]")
+
+
+def test_frontmatter_line_added_to_a_missing_key_a_block_list_or_no_frontmatter():
+    assert _add("---\nname: A\n---\nbody\n") == '---\nname: A\nsame_as: "[[B]]"\n---\nbody\n'
+    assert _add('---\nsame_as:\n  - "[[C]]"\ntags: [x]\n---\n') == \
+        '---\nsame_as:\n  - "[[C]]"\n  - "[[B]]"\ntags: [x]\n---\n'
+    assert _add("# A\nbody\n") == '---\nsame_as: "[[B]]"\n---\n# A\nbody\n'
+    once = _add("---\nname: A\n---\n")
+    assert _add(once) == once
+    assert _add('---\nsame_as: [[B]]\n---\n') == '---\nsame_as: [[B]]\n---\n', "the unquoted wikilink counts"
+    with pytest.raises(InvalidInput):
+        _add("---\nsame_as: Other\n---\n")  # a scalar the user wrote is not rewritten
