@@ -156,37 +156,91 @@ def import_data(ws: Workspace, data: dict) -> dict:
                 store.add_asserted_entity(entity_type, name, now)
         _rebuild_entities(ws)
         ids = store.entity_ids_by_key()
-    with store.transaction():
-        for r in relations:
-            source_id, target_id = _end_id(store, ids, r["source"]), _end_id(store, ids, r["target"])
-            if source_id == target_id:
-                raise InvalidInput(f"relation {r['source']['name']} --{r['type']}--> {r['target']['name']}: "
-                                   "both ends are one entity in this vault")
-            if vocab.types[r["type"]].symmetric and source_id > target_id:
-                source_id, target_id = target_id, source_id  # this vault's ids decide the stored order
-            current = store.get_relation(source_id, target_id, r["type"])
-            from_page = current is not None and current["origin"] == "page"
-            source_doc = store.get_document(LOCAL, path=r["source_doc"]) if r.get("source_doc") else None
-            store.restore_relation({
-                **{k: r.get(k) for k in _RELATION_KEYS},
-                "created_at": r.get("created_at") or now, "updated_at": r.get("updated_at") or now,
-                "source_id": source_id, "target_id": target_id,
-                "source_doc_id": source_doc and source_doc["id"], "source_doc_path": r.get("source_doc"),
-                # A relation is a page's only if this vault's page says it; otherwise the database keeps it.
-                "origin": "page" if from_page else "user",
-                "origin_doc_id": current["origin_doc_id"] if from_page else None,
-            })
-        _restore_resolution(store, unlinks, decisions, now)
-        restored_history = store.restore_history(_versions_for(store, history))
-        added_facts, added_loops = import_memory(store, facts, loops)
+    ends = []
+    for r in relations:  # every end checked before any page or row is written
+        source_id, target_id = _end_id(store, ids, r["source"]), _end_id(store, ids, r["target"])
+        if source_id == target_id:
+            raise InvalidInput(f"relation {r['source']['name']} --{r['type']}--> {r['target']['name']}: "
+                               "both ends are one entity in this vault")
+        if vocab.types[r["type"]].symmetric and source_id > target_id:
+            source_id, target_id = target_id, source_id  # this vault's ids decide the stored order
+        ends.append((r, source_id, target_id))
+    from .pages.files import write_lock
+
+    with write_lock(ws.root):
+        homes = _write_page_lines(ws, ends)
+        with store.transaction():
+            for r, source_id, target_id in ends:
+                current = store.get_relation(source_id, target_id, r["type"])
+                from_page = current is not None and current["origin"] == "page"
+                home = homes.get((source_id, target_id, r["type"]))
+                source_doc = store.get_document(LOCAL, path=r["source_doc"]) if r.get("source_doc") else None
+                store.restore_relation({
+                    **{k: r.get(k) for k in _RELATION_KEYS},
+                    "created_at": r.get("created_at") or now, "updated_at": r.get("updated_at") or now,
+                    "source_id": source_id, "target_id": target_id,
+                    "source_doc_id": source_doc and source_doc["id"], "source_doc_path": r.get("source_doc"),
+                    # A relation is a page's only if this vault's page says it (now, or with the line just
+                    # written); otherwise the database keeps it.
+                    "origin": "page" if from_page or home else "user",
+                    "origin_doc_id": current["origin_doc_id"] if from_page else home and home[1],
+                })
+            decisions_added = _restore_resolution(store, unlinks, decisions, now)
+            restored_history = store.restore_history(_versions_for(store, history))
+            added_facts, added_loops = import_memory(store, facts, loops)
+        if homes:
+            from .ingest.pipeline import reread_after_write
+
+            reread_after_write(ws, {path for path, _ in homes.values()})
     if unlinks:
         with store.transaction():
             store.mark_for_rescan(None)
         refresh_index(ws)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
             "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
-            "decisions": len(decisions), "relation_history": restored_history, "facts": added_facts,
-            "loops": added_loops}
+            "decisions": len(decisions), "decisions_added": decisions_added, "relation_history": restored_history,
+            "facts": added_facts, "loops": added_loops, "lines_written": len(homes),
+            "pages_edited": sorted({path for path, _ in homes.values()})}
+
+
+def _write_page_lines(ws: Workspace, ends: list[tuple[dict, int, int]]) -> dict[tuple[int, int, str], tuple[str, int]]:
+    """Write each imported relation that its vault kept on a page (origin "page") and that no page of
+    this vault states yet to the `## Relations` section of the page it belongs to, with the writer `kbg
+    entity relate` uses (the one line added or replaced, nothing else in the file touched). Returns
+    (source id, target id, type) -> (page path, its document id) for each written.
+
+    The page is the end's whose page the export names (origin_doc), else the source's, else (for a type
+    that reads both ways) the target's. A relation a page states already is left alone, so a second
+    import writes nothing; one its vault kept in the database (origin "user": no page of its own end),
+    an end without a page here, a name that cannot stand in [[...]], or a reason a line cannot carry
+    stays in the database only. No page is created.
+    """
+    from .pages.relation_lines import safe_target
+    from .relations.edits import write_page_line
+
+    store, vocab = ws.store, ws.config.vocabulary
+    homes: dict[tuple[int, int, str], tuple[str, int]] = {}
+    for r, source_id, target_id in ends:
+        current = store.get_relation(source_id, target_id, r["type"])
+        if r.get("origin") != "page" or r.get("inferred") or (current is not None and current["origin"] == "page"):
+            continue
+        rtype = vocab.types[r["type"]]
+        src, tgt = store.get_entity(LOCAL, source_id), store.get_entity(LOCAL, target_id)
+        reads_both_ways = rtype.symmetric or bool(rtype.inverse)
+        named = [e for e in (src, tgt) if e.page_path and e.page_path == r.get("origin_doc")]
+        mirror = (named[0] if named and (named[0].id == src.id or reads_both_ways)
+                  else src if src.page_path else tgt if tgt.page_path and reads_both_ways else None)
+        if mirror is None or not safe_target((tgt if mirror.id == src.id else src).name):
+            continue
+        try:
+            write_page_line(ws, mirror.page_path, mirror, rtype, src, tgt, r.get("reason"), r.get("valid_until"),
+                            r.get("valid_from"), r.get("context"))
+        except InvalidInput:
+            continue
+        doc = store.get_document(LOCAL, path=mirror.page_path)
+        if doc is not None:
+            homes[(source_id, target_id, r["type"])] = (mirror.page_path, doc["id"])
+    return homes
 
 
 def _versions_for(store: Store, history: list[dict]) -> list[dict]:
@@ -219,10 +273,11 @@ def _valid_version(i: int, version) -> dict:
     return {k: version.get(k) for k in _VERSION_FIELDS}
 
 
-def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict], now: str) -> None:
+def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict], now: str) -> int:
     """Unlinks are added; decisions already in the log (same pair, outcome and time) are not repeated, nor
     are kbgraph's own that this vault's index logged already for the same notes (at its own time). An
-    answer to a question this vault's index asks too answers that question."""
+    answer to a question this vault's index asks too answers that question. Returns how many decisions
+    were added or answered."""
     for u in unlinks:
         store.add_unlink(entity_key(u["entity"]["type"], u["entity"]["name"]), u["entity"]["name"], u["doc_path"],
                          u.get("created_at") or now)
@@ -232,6 +287,7 @@ def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict]
     answered = {(d["surface_key"], d["candidate_key"], d["outcome"], d["decided_at"]) for d in current
                 if d["decided_by"] != "kbgraph"}
     asked = {(d["surface_key"], d["candidate_key"]): d["id"] for d in current if d["outcome"] == "asked"}
+    added = 0
     for d in decisions:
         pair = (d["surface_key"], d.get("candidate_key"))
         if (d["decided_by"] == "kbgraph" and (*pair, d["outcome"]) in by_index) or (
@@ -241,6 +297,8 @@ def _restore_resolution(store: Store, unlinks: list[dict], decisions: list[dict]
             store.decide(asked.pop(pair), d["outcome"], d["decided_by"], d.get("decided_at") or now)
         else:
             store.add_decision(d)
+        added += 1
+    return added
 
 
 def _valid_unlink(index: int, item: object, entity_types) -> dict:

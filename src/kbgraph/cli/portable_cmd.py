@@ -67,8 +67,10 @@ def import_(path, vault, as_json) -> None:
 
         print_json(counts)
         return
+    written = (f"; {counts['lines_written']} relation lines written to {', '.join(counts['pages_edited'])}"
+               if counts["lines_written"] else "")
     print(f"imported {counts['relations']} relations and {counts['asserted_entities']} asserted entities"
-          f" ({counts['created_entities']} entities created)")
+          f" ({counts['created_entities']} entities created){written}")
 
 
 @click.command("migrate-to")

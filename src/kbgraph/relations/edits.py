@@ -85,11 +85,7 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
             # Stated on the other end's page (its frontmatter): the change goes there, or the next index undoes it.
             mirror, other, page_path = other, mirror, other.page_path
         if page_path and safe_target(other.name):
-            line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until, since,
-                               context)
-            _check_round_trip(line, reason, until, since, context)
-            matches = line_matcher(vocab, mirror, rtype, src, tgt)
-            edit_page(ws.root, page_path, lambda text, off: upsert_line(text, off, line, matches))
+            write_page_line(ws, page_path, mirror, rtype, src, tgt, reason, until, since, context)
             origin, origin_doc_id = "page", store.get_document(LOCAL, path=page_path)["id"]
         with store.transaction():
             row = store.upsert_relation(
@@ -111,6 +107,18 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
     _, data = view_row(row, vocab, src.id, today_iso())
     return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
             "mirrored_to": page_path if origin == "page" else None, "conflicts": settled}
+
+
+def write_page_line(ws: Workspace, page_path: str, mirror: Entity, rtype, src: Entity, tgt: Entity,
+                    reason: str | None, until: str | None, since: str | None, context: str | None) -> bool:
+    """Write the `## Relations` line that states src --rtype--> tgt on mirror's page (mirror is one of
+    the ends): the line of the same type and other end is replaced, else one is added; nothing else in
+    the file changes. Returns whether the file changed. Refuses a reason that would not read back."""
+    other = tgt if mirror.id == src.id else src
+    line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until, since, context)
+    _check_round_trip(line, reason, until, since, context)
+    matches = line_matcher(ws.config.vocabulary, mirror, rtype, src, tgt)
+    return edit_page(ws.root, page_path, lambda text, off: upsert_line(text, off, line, matches))
 
 
 def _settle(ws: Workspace, conflict: Conflict, new_row: dict) -> dict:
