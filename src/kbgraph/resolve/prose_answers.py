@@ -1,0 +1,23 @@
+"""Answering a question about a name in running text (resolve/prose.py): no entity stands behind the
+name, so a yes is remembered in the log, not merged; every document is scanned again, and the
+resolver links the name wherever it is written (a short name, only where the note's context agrees)."""
+
+from __future__ import annotations
+
+from ..workspace import Workspace
+
+
+def confirm_prose(ws: Workspace, decision_id: int, question: dict) -> dict:
+    """Redoable like the other answers: the answer and the re-scan flag in one transaction, then the
+    re-index (a run killed before it leaves the flag set for the next index)."""
+    from ..ingest.pipeline import refresh_index
+    from ..relations.records import now_iso
+
+    with ws.store.transaction():
+        if question["outcome"] != "confirmed":
+            ws.store.decide(decision_id, "confirmed", "user", now_iso())
+        ws.store.set_meta("mentions_rescan_all", "1")
+    refresh_index(ws)
+    return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
+            "entity": question["candidate_name"], "aliases": [],
+            "documents": [question["doc_path"]] if question["doc_path"] else []}
