@@ -172,3 +172,25 @@ def test_frontmatter_line_added_to_a_missing_key_a_block_list_or_no_frontmatter(
     assert _add('---\nsame_as: [[B]]\n---\n') == '---\nsame_as: [[B]]\n---\n', "the unquoted wikilink counts"
     with pytest.raises(InvalidInput):
         _add("---\nsame_as: Other\n---\n")  # a scalar the user wrote is not rewritten
+
+
+def test_confirming_after_the_other_page_was_deleted_changes_nothing(dup_vault):
+    qid = kbg(dup_vault, "resolve", "duplicates")["asked"][0]["id"]
+    (dup_vault / "people/jonathan-smith.md").unlink()
+    index_vault(dup_vault, embed="later")
+    error = kbg(dup_vault, "resolve", "confirm", str(qid), code=1)
+    assert "no longer an entity" in error["error"]
+    assert (dup_vault / "people/jon-smith.md").read_text() == JON
+
+
+def test_same_as_to_itself_or_in_a_cycle_leaves_one_entity_and_no_loop(tmp_path):
+    vault = tmp_path / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "people/a.md").write_text(_page("Ann Lee", same_as="[[Ann Lee]]"))
+    (vault / "people/b.md").write_text(_page("Ben Ray", same_as=["[[Bo Ray]]"]))
+    (vault / "people/c.md").write_text(_page("Bo Ray", same_as="[[Ben Ray]]"))
+    index_vault(vault, embed="later")
+    assert kbg(vault, "person", "find", "Ann Lee")["entity"]["name"] == "Ann Lee"
+    ben = kbg(vault, "person", "find", "Ben Ray")
+    assert kbg(vault, "person", "find", "Bo Ray")["entity"]["id"] == ben["entity"]["id"]
+    assert sorted(ben["pages"]) == ["people/b.md", "people/c.md"]

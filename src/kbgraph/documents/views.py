@@ -123,17 +123,18 @@ def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, acc
         "connected": {"hops": CONNECTED_HOPS, "count": reach["count"],
                       "by_type": {kind: names[:CONNECTED_NAMES] for kind, names in sorted(connected.items())}},
         "documents": len(docs),
-        "pages": _pages(store, entity, docs),
+        "pages": _pages(store, entity, access),
         "first_seen": dated[0]["date"] if dated else None,
         "last_seen": dated[-1]["date"] if dated else None,
         "recent_documents": sorted(docs, key=lambda d: (d["date"] or "", d["path"]), reverse=True)[:recent],
     }
 
 
-def _pages(store: Store, entity: Entity, docs: list[dict]) -> list[str]:
+def _pages(store: Store, entity: Entity, access: Access) -> list[str]:
     """Every page of the entity the reader may see: its own first, then those linked to it by `same_as:`."""
-    owners = store.page_entity_ids()
-    pages = sorted(d["path"] for d in docs if owners.get(d["id"], (None,))[0] == entity.id)
+    owned = [doc_id for doc_id, owner in store.page_entity_ids().items() if owner[0] == entity.id]
+    docs = (store.get_document(access, doc_id=doc_id) for doc_id in owned)
+    pages = sorted(d["path"] for d in docs if d is not None)
     return sorted(pages, key=lambda path: path != entity.page_path)
 
 

@@ -103,8 +103,13 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
     from ..relations.records import now_iso
 
     path = question["doc_path"]
-    if not path:
-        raise InvalidInput(f"question {decision_id} names no page to link", param="decision_id")
+    if not path or ws.store.get_document(ws.access, path=path) is None:
+        raise InvalidInput(f"question {decision_id}: the page {path or '?'} is no longer in the index; nothing "
+                           "was changed", param="decision_id", hint="reject it, or run `kbg resolve duplicates` again")
+    if question["candidate_key"] not in ws.store.entity_ids_by_key():
+        raise InvalidInput(f"question {decision_id}: {question['candidate_name']} is no longer an entity (its page "
+                           "was removed or renamed); nothing was changed", param="decision_id",
+                           hint="reject it, or run `kbg resolve duplicates` again")
     target = f"[[{question['candidate_name']}]]"
     with write_lock(ws.root):
         edited = edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target))

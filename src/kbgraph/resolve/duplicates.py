@@ -199,6 +199,10 @@ def normalise(record: DuplicateRecord) -> Normalised:
 
 
 def _name_parts(name: str) -> tuple[str, str, str]:
+    if name.count(",") == 1 and "@" not in name:  # "Hetland, Magnus Lie": the surname first
+        surname, given = name.split(",")
+        if surname.strip() and given.strip():
+            name = f"{given.strip()} {surname.strip()}"
     try:
         parsed = parse_name(name)
     except InvalidInput:
