@@ -132,10 +132,7 @@ def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, acc
 
 def _pages(store: Store, entity: Entity, access: Access) -> list[str]:
     """Every page of the entity the reader may see: its own first, then those linked to it by `same_as:`."""
-    owned = [doc_id for doc_id, owner in store.page_entity_ids().items() if owner[0] == entity.id]
-    docs = (store.get_document(access, doc_id=doc_id) for doc_id in owned)
-    pages = sorted(d["path"] for d in docs if d is not None)
-    return sorted(pages, key=lambda path: path != entity.page_path)
+    return sorted(store.entity_page_paths(access, entity.id), key=lambda path: path != entity.page_path)
 
 
 def parse_date_option(value: str | None, param: str, end: bool = False) -> str | None:

@@ -856,6 +856,14 @@ class CoreQueries:
         )
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
+    def entity_page_paths(self, access: Access, entity_id: int) -> list[str]:
+        """The paths of every page of the entity the reader may see (its own, and those merged into it
+        or linked to it by `same_as:`), sorted."""
+        readable, params = access_sql("d", access)
+        return [r[0] for r in self.db.execute(
+            "SELECT d.path FROM entity_pages p JOIN documents d ON d.id = p.doc_id"
+            f" WHERE p.entity_id = ? AND {readable} ORDER BY d.path", [entity_id, *params])]
+
     # --- merges --------------------------------------------------------------------
 
     def merges(self) -> list[Merge]:
