@@ -83,11 +83,14 @@ def test_an_unknown_target_is_reported_listed_and_links_once_the_entity_appears(
     assert problems["people/ana-ruiz.md:13"] == "'Ana Ruiz' cannot be related to itself"
     assert kbg(vault, "person", "find", "Nobody Here", code=1)["kind"] == "NotFound"
     assert all(e["name"] != "Nobody Here" for e in kbg(vault, "entity", "list")["entities"])
+    assert [d for d in _log(vault) if d[0] == "Nobody Here"] == [], "not logged as a new entity either"
     graph = run_kbg("graph", "export", "--vault", str(vault)).stdout
     assert "works-with" in graph and "Nobody Here" not in graph, "no phantom end in the graph"
     listed = kbg(vault, "entity", "relations", "Ana Ruiz")
     assert [r["type"] for r in listed["relations"]] == ["works-with"] and listed["unresolved"] == [
         {"type": "mentors", "target": "Nobody Here", "page": "people/ana-ruiz.md", "line": 12}]
+    assert ("1 relation target not found: [[Nobody Here]] in people/ana-ruiz.md line 12 (kept by name"
+            in run_kbg("index", "--vault", str(vault)).stdout)
     human = run_kbg("entity", "relations", "Ana Ruiz", "--vault", str(vault)).stdout
     assert "unresolved: mentors [[Nobody Here]] (people/ana-ruiz.md line 12)" in human
     # The name becomes an alias of a new page: the next index links the line, and the report is gone.

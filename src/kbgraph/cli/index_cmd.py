@@ -92,6 +92,11 @@ def _print_report(report, quiet: bool) -> None:
     )
     if report.vectors_missing:
         print(missing_vectors_line(report.vectors_missing, report.chunks))
+    from ..relations.records import unresolved_summary
+
+    waiting = unresolved_summary(report.problems)
+    if waiting:
+        print(waiting)
 
 
 def missing_vectors_line(missing: int, sections: int) -> str:

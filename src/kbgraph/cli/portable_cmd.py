@@ -49,7 +49,9 @@ def export(fmt, output, vault, as_json) -> None:
 @json_option
 def import_(path, vault, as_json) -> None:
     """Restore asserted entities and relations from PATH, a file written by `kbg export` (json or
-    jsonl; - reads stdin). The whole file is validated before anything is written."""
+    jsonl; - reads stdin). The whole file is validated before anything is written. Relations the
+    exporting vault kept on pages get their `## Relations` lines back in this vault's pages; importing
+    the same file again changes nothing."""
     from ..errors import InvalidInput
     from ..portable import import_data, load_export
 

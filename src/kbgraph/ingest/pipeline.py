@@ -276,6 +276,11 @@ def _resolve_references(run: IndexRun, records, claims, resolved, now: str) -> i
     store = run.store
     decisions = resolve_references(records, claims, store.decided_pairs(), current_weights(store),
                                    thresholds(run.config), resolved)
+    # A `## Relations` target that nothing stands behind is not made an entity (entities/assemble.py), so
+    # "new" (it stays its own entity) would log one that does not exist; a link or a question stays, since
+    # answering it makes the line resolve.
+    kept = {r.key for r in without_unresolved_line_targets(records, claims, resolved)[0]}
+    decisions = [d for d in decisions if d.outcome != "new" or d.record_key in kept]
     return record_reference_decisions(store, decisions, now)
 
 

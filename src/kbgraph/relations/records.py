@@ -261,6 +261,21 @@ def unresolved_reason(type_name: str, target: str) -> str:
             "index once one does (a new page, an alias), or relate it with --create TYPE")
 
 
+def unresolved_summary(problems) -> str | None:
+    """One line naming the `## Relations` targets an index could not link, or None when there are none."""
+    found = []
+    for problem in problems:
+        match = _UNRESOLVED_TARGET.match(problem.reason)
+        path, _, line = problem.path.rpartition(":")
+        if match and line.isdigit():
+            found.append(f"[[{match['target']}]] in {path} line {line}")
+    if not found:
+        return None
+    shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    return (f"{len(found)} relation target{'s' if len(found) != 1 else ''} not found: {shown} (kept by name; "
+            "linked on the index after a page or alias names them)")
+
+
 def unresolved_targets(store: Store, page_paths: list[str]) -> list[dict]:
     """The `## Relations` lines of these pages that the last index could not link, by name and line."""
     out = []
