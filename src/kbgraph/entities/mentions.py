@@ -22,7 +22,9 @@ from ..model import Link, Mention
 from .names import fold
 
 MAX_WORD_CHARS = 100
-_TOKEN = re.compile(r"[\w@]+(?:['’&+][\w]+)*")
+# A word; an apostrophe joins words (O'Brien, rock'n'roll) but a possessive 's stays out of it, so
+# "Sam Li's" and "Dana's" name Sam Li and Dana.
+_TOKEN = re.compile(r"[\w@]+(?:['’&+](?![sS]\b)[\w]+)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*+>#]+\s*|\d+[.)]\s*)?)$")
 
 
@@ -76,7 +78,7 @@ class MentionMatcher:
         self._longest = longest
         # One regex finds every whole word that starts a name; a trie keeps it fast for many names.
         self._first_words = re.compile(
-            r"(?<![\w@])(?<!\w['’&+])" + trie_pattern(self._by_first) + r"(?![\w@])(?!['’&+]\w)"
+            r"(?<![\w@])(?<!\w['’&+])" + trie_pattern(self._by_first) + r"(?![\w@])(?!['’&+](?![sS]\b)\w)"
         )
 
     def scan(self, text: str) -> list[tuple[int, int, str, frozenset[int]]]:

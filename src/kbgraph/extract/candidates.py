@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..access import LOCAL
 from ..entities.mentions import trie_pattern
+from ..entities.prose_names import find_prose_names
 from ..store.base import Store
 
 import re
@@ -30,7 +31,6 @@ _TECH_LOWER = re.compile(r"(?<![\w.-])(" + _TECH_TRIE + r")(?![\w-])")
 _TECH = re.compile(_TECH_LOWER.pattern, re.IGNORECASE)
 _CANONICAL_TECH = {t.casefold(): t for t in TECHNOLOGIES}
 
-_WORD = r"[A-Z][a-zà-ÿ]*(?:['’-][A-Z]?[a-zà-ÿ]+)*"  # Ana, Zoë, O'Brien, Jean-Luc
 _RULES = (
     ("handle", "person", re.compile(r"(?<![\w@.])@([A-Za-z0-9][A-Za-z0-9-]{1,38})(?![\w@])")),
     ("issue-key", "concept", re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,9}-\d{1,6})(?![\w-])")),
@@ -38,11 +38,6 @@ _RULES = (
     ("path", "concept", re.compile(r"(?<![\w/:.])((?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")),
     ("camel-case", "concept", re.compile(r"(?<![\w.])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?![\w.])")),
     ("code", "concept", re.compile(r"`([A-Za-z_][\w.:/-]{1,60})`")),
-    ("name-in-context", "person", re.compile(
-        r"(?:\b(?i:with|by|from|cc|asked|told|thanks|thank|met|ping|per)[ \t]+)"
-        rf"({_WORD}(?:[ \t]+{_WORD}){{1,2}})\b"
-        rf"|\b({_WORD}(?:[ \t]+{_WORD}){{1,2}})[ \t]+"
-        r"(?:said|says|asked|agreed|suggested|mentioned|proposed|will|to\s+(?:follow|check|send|write|own))\b")),
 )
 
 
@@ -70,6 +65,8 @@ def find_candidates(text: str) -> list[Candidate]:
         for match in pattern.finditer(text):
             group = next(g for g in range(1, (pattern.groups or 0) + 1) if match.group(g))
             add(match.group(group), entity_type, rule, match.start(group), match.end(group))
+    for name in find_prose_names(text):  # "thanks Priya Raman", "Zoë O'Brien said": as resolve/prose.py reads them
+        add(name.surface, "person", "name-in-context", name.start, name.end)
     for start, end, name in _technologies(text):
         add(name, "technology", "technology-list", start, end)
     return sorted(out, key=lambda c: c.start)

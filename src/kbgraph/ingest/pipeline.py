@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from ..access import LOCAL
@@ -78,6 +78,7 @@ class IndexRun:
     embed: str = "now"  # "later": stop once text and graph search are ready (vectors by `kbg embed`)
     embedded: int = 0  # sections given a vector by this run
     ready: TextReady | None = None  # set by the ready stage
+    prose_log: Any = None  # resolve.prose.ProseLog: the mention scan's decisions about names in prose
 
 
 Stage = Callable[[IndexRun], None]
@@ -379,6 +380,7 @@ def mentions_stage(run: IndexRun) -> None:
     # by run, so two vaults indexed at once in one process never scan with each other's names.
     forms, entities = store.entity_forms(), store.list_entities(LOCAL)
     run_key = id(run)
+    prose = _prose_resolver(run, entities) if run.config.resolve.enabled else None
     _SCAN_CONTEXTS[run_key] = (
         MentionMatcher(matcher_forms(forms)),
         _link_resolver(forms, entities),
@@ -387,37 +389,57 @@ def mentions_stage(run: IndexRun) -> None:
         run.config.vocabulary,
         frozenset(name_key(surface) for _, surface, _ in forms),
         store.unlinked_entities_by_doc(),
+        prose,
     )
     results = _parallel_map(partial(scan_document, run_key=run_key), store.docs_for_mentions(rescan_all), total)
     try:
-        items = (_counted(run, doc_id, found, ambiguous, extracted)
-                 for doc_id, found, ambiguous, extracted in results)
+        items = (_counted(run, doc_id, found, ambiguous, extracted, prose_decisions)
+                 for doc_id, found, ambiguous, extracted, prose_decisions in results)
         _drain_in_batches(run, "mentions", total, items, _write_mentions)
     finally:
         results.close()
         del _SCAN_CONTEXTS[run_key]
     with store.transaction():
+        if rescan_all and run.prose_log is not None:
+            run.prose_log.withdraw_unraised(store)  # every document said what it still asks
         store.set_meta("mentions_rescan_all", "0")
+
+
+def _prose_resolver(run: IndexRun, entities: list):
+    """The resolver for names in running text (resolve/prose.py), and the log its decisions go to."""
+    from ..resolve.decisions import current_weights, thresholds
+    from ..resolve.prose import ProseLog, ProseResolver
+
+    store = run.store
+    decided = store.decided_pairs()
+    run.prose_log = ProseLog(dict(decided))
+    return ProseResolver.build(entities, store.entity_ids_by_key(), _claim_entities_by_doc(store, run.assembly),
+                               decided, current_weights(store), thresholds(run.config))
 
 
 _SCAN_CONTEXTS: dict[int, tuple] = {}  # id(IndexRun) -> what its mention scan needs
 
 
-def scan_document(doc: dict, run_key: int) -> tuple[int, list, int, tuple[str, list[dict]]]:
-    """(doc id, mentions with their chunk ids, ambiguous forms left unlinked, (path, suggested relations))
-    for one stored document."""
+def scan_document(doc: dict, run_key: int) -> tuple[int, list, int, tuple[str, list[dict]], list]:
+    """(doc id, mentions with their chunk ids, ambiguous forms left unlinked, (path, suggested relations),
+    decisions about names in its prose to log) for one stored document."""
     from ..extract.stage import extract_from_chunks
 
-    matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked = _SCAN_CONTEXTS[run_key]
+    matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked, prose = _SCAN_CONTEXTS[run_key]
     links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
     anchored = claims_by_doc.get(doc["id"], [])
     found, ambiguous = find_document_mentions(
         doc["chunks"], links, doc["body_offset"], matcher, lambda link: link_resolver(link, doc["path"]),
         {eid for eid, _, _ in anchored},
     )
+    prose_decisions: list = []
+    if prose is not None:  # names no exact form matched, put to the resolver (resolve/prose.py)
+        found, prose_decisions = prose.resolve_document(doc["path"], doc["chunks"], found,
+                                                        {eid for eid, _, _ in anchored}, known_names)
     taken_back = unlinked.get(doc["id"])
     if taken_back:  # `kbg entity unlink`: this text does not mean that entity here
-        found = [(chunk_id, m) for chunk_id, m in found if m.kind != "text" or m.entity_id not in taken_back]
+        found = [(chunk_id, m) for chunk_id, m in found
+                 if m.kind not in ("text", "prose") or m.entity_id not in taken_back]
     in_text = [(m.entity_id, chunk_id, m.start, m.end) for chunk_id, m in found if chunk_id is not None]
     pages = [eid for eid, _, role in anchored if role == "page"]
     page_entity = pages[0] if len(pages) == 1 else None
@@ -425,7 +447,7 @@ def scan_document(doc: dict, run_key: int) -> tuple[int, list, int, tuple[str, l
                  if types is not None else [])
     found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
               if role == "reference"]
-    return doc["id"], found, ambiguous, (doc["path"], suggested)
+    return doc["id"], found, ambiguous, (doc["path"], suggested), prose_decisions
 
 
 def _parallel_map(fn, items, total: int):
@@ -447,11 +469,11 @@ def _parallel_map(fn, items, total: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int, extracted) -> tuple[int, list]:
+def _counted(run: IndexRun, doc_id: int, found: list, ambiguous: int, extracted, prose) -> tuple[int, list, list]:
     run.ambiguous_mentions += ambiguous
     run.mentions_scanned += 1
     run.extracted[doc_id] = extracted
-    return doc_id, found
+    return doc_id, found, prose
 
 
 def _write_mentions(run: IndexRun, batch) -> None:
@@ -461,12 +483,14 @@ def _write_mentions(run: IndexRun, batch) -> None:
         return
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with run.store.transaction():
-        run.store.replace_mentions(batch)
-        for doc_id, _ in batch:
+        run.store.replace_mentions([(doc_id, found) for doc_id, found, _ in batch])
+        for doc_id, _, _ in batch:
             if doc_id in run.extracted and run.config.extract_patterns:
                 path, found = run.extracted[doc_id]
                 run.store.replace_suggestion_evidence(doc_id, path, found, now)
         run.store.drop_unstated_suggestions()
+        if run.prose_log is not None:
+            run.prose_log.write(run.store, [d for _, _, prose in batch for d in prose], now)
 
 
 def _drain_in_batches(run: IndexRun, stage: str, total: int, items, write) -> None:
