@@ -194,3 +194,34 @@ def test_a_bad_import_file_is_one_line_and_changes_nothing(tmp_path):
     # Evidence in a note this vault lacks is kept as its path; no file is made for it.
     assert counts["lines_written"] == 1 and not (fresh / "people/ghost.md").exists()
     assert kbg(fresh, "entity", "relations", "Ana Ruiz")["relations"][0]["source_doc"] == "people/ghost.md"
+
+
+def test_an_exported_phantom_target_is_written_back_as_a_waiting_line_not_created(tmp_path):
+    # An export from before this change carried `- mentors [[Nobody Here]]` as a relation to a page-less
+    # person that no user asserted; importing it must not make that person now.
+    source = _vault(tmp_path / "source")
+    kbg(source, "index")
+    kbg(source, "entity", "relate", "Ana Ruiz", "--type", "reports-to", "--target", "Ben Ortiz")
+    data = json.loads(run_kbg("export", "--vault", str(source)).stdout)
+    stated = next(r for r in data["relations"] if r["type"] == "reports-to")
+    phantom = {**stated, "type": "mentors", "target": {"type": "person", "name": "Nobody Here"}, "reason": "weekly"}
+    data["relations"].append(phantom)
+    data["entities"].append({"type": "person", "name": "Nobody Here", "aliases": [], "page_path": None,
+                             "attributes": {}, "status": "active"})
+    out = tmp_path / "old-export.json"
+    out.write_text(json.dumps(data))
+    fresh = _notes_copy(source, tmp_path / "fresh")
+    (fresh / "people/ana-ruiz.md").write_text(ANA)  # the notes from before either line was written
+
+    counts = kbg(fresh, "import", str(out))
+    assert counts["waiting"] == ["Ana Ruiz --mentors--> Nobody Here"] and counts["created_entities"] == 0
+    assert counts["lines_written"] == 2 and counts["pages_edited"] == ["people/ana-ruiz.md"]
+    assert (fresh / "people/ana-ruiz.md").read_text() == (
+        ANA + "\n## Relations\n\n- reports-to [[Ben Ortiz]]\n- mentors [[Nobody Here]] — weekly\n")
+    kbg(fresh, "person", "find", "Nobody Here", code=1)
+    assert kbg(fresh, "entity", "relations", "Ana Ruiz")["unresolved"] == [
+        {"type": "mentors", "target": "Nobody Here", "page": "people/ana-ruiz.md", "line": 13}]
+    files, rows = tree_digest(fresh), _rows(fresh)
+    again = kbg(fresh, "import", str(out))
+    assert (again["lines_written"], again["pages_edited"], again["created_entities"]) == (0, [], 0)
+    assert tree_digest(fresh) == files and _rows(fresh) == rows

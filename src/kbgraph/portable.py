@@ -148,6 +148,9 @@ def import_data(ws: Workspace, data: dict) -> dict:
                 store.add_merge(merge, [], created_at or now)
     _rebuild_entities(ws)
     ids = store.entity_ids_by_key()
+    asserted_keys = {entity_key(item["type"], item["name"]) for item in asserted}
+    waiting = [r for r in relations if _waits_on_its_page(store, ids, r, asserted_keys)]
+    relations = [r for r in relations if not any(r is w for w in waiting)]
     missing = {(end["type"], end["name"]) for r in relations for end in (r["source"], r["target"])
                if entity_key(end["type"], end["name"]) not in ids and not _known(store, end)}
     if missing:
@@ -169,6 +172,7 @@ def import_data(ws: Workspace, data: dict) -> dict:
 
     with write_lock(ws.root):
         homes = _write_page_lines(ws, ends)
+        waiting_named, waiting_pages, waiting_lines = _write_waiting_lines(ws, waiting, ids)
         with store.transaction():
             for r, source_id, target_id in ends:
                 current = store.get_relation(source_id, target_id, r["type"])
@@ -186,21 +190,25 @@ def import_data(ws: Workspace, data: dict) -> dict:
                     "origin_doc_id": current["origin_doc_id"] if from_page else home and home[1],
                 })
             decisions_added = _restore_resolution(store, unlinks, decisions, now)
+            if decisions_added:  # a confirmed answer's name joins its entity when the entity set is rebuilt
+                store.set_meta("entities_dirty", "1")
             restored_history = store.restore_history(_versions_for(store, history))
             added_facts, added_loops = import_memory(store, facts, loops)
-        if homes:
+        if homes or waiting_pages:
             from .ingest.pipeline import reread_after_write
 
-            reread_after_write(ws, {path for path, _ in homes.values()})
+            reread_after_write(ws, {path for path, _ in homes.values()} | waiting_pages)
     if unlinks:
         with store.transaction():
             store.mark_for_rescan(None)
         refresh_index(ws)
+    elif decisions_added:
+        refresh_index(ws)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
             "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
             "decisions": len(decisions), "decisions_added": decisions_added, "relation_history": restored_history,
-            "facts": added_facts, "loops": added_loops, "lines_written": len(homes),
-            "pages_edited": sorted({path for path, _ in homes.values()})}
+            "facts": added_facts, "loops": added_loops, "lines_written": len(homes) + waiting_lines,
+            "pages_edited": sorted({path for path, _ in homes.values()} | waiting_pages), "waiting": waiting_named}
 
 
 def _write_page_lines(ws: Workspace, ends: list[tuple[dict, int, int]]) -> dict[tuple[int, int, str], tuple[str, int]]:
@@ -233,14 +241,65 @@ def _write_page_lines(ws: Workspace, ends: list[tuple[dict, int, int]]) -> dict[
         if mirror is None or not safe_target((tgt if mirror.id == src.id else src).name):
             continue
         try:
-            write_page_line(ws, mirror.page_path, mirror, rtype, src, tgt, r.get("reason"), r.get("valid_until"),
-                            r.get("valid_from"), r.get("context"))
+            written = write_page_line(ws, mirror.page_path, mirror, rtype, src, tgt, r.get("reason"),
+                                      r.get("valid_until"), r.get("valid_from"), r.get("context"), keep_existing=True)
         except InvalidInput:
             continue
         doc = store.get_document(LOCAL, path=mirror.page_path)
-        if doc is not None:
+        if written and doc is not None:
             homes[(source_id, target_id, r["type"])] = (mirror.page_path, doc["id"])
     return homes
+
+
+def _waits_on_its_page(store: Store, ids: dict[str, int], r: dict, asserted: set[str]) -> bool:
+    """Whether r is a page's relation to an entity that nothing in this vault or the file stands behind.
+
+    An export from before unknown `## Relations` targets were kept by name (or from a vault whose notes
+    named someone this one does not) carries such a target as an entity of its own. Creating it here
+    would make the phantom person that a page line no longer makes (entities/assemble.py): the line is
+    written back to its page instead, where it waits by name like any other line, and links once a
+    page or alias names the target.
+    """
+    if r.get("origin") != "page" or not r.get("origin_doc"):
+        return False
+    unknown = [end for end in (r["source"], r["target"])
+               if entity_key(end["type"], end["name"]) not in ids and not _known(store, end)]
+    if len(unknown) != 1 or entity_key(unknown[0]["type"], unknown[0]["name"]) in asserted:
+        return False
+    known = r["target"] if unknown[0] is r["source"] else r["source"]
+    return store.get_entity(LOCAL, _end_id(store, ids, known)).page_path == r["origin_doc"]
+
+
+def _write_waiting_lines(ws: Workspace, waiting: list[dict], ids: dict[str, int]) -> tuple[list[str], set[str], int]:
+    """Write the lines of the relations _waits_on_its_page found to their pages (an existing line of the
+    same type and target is kept as the user wrote it); returns them as "source --type--> target", the
+    pages changed and how many lines were written."""
+    from .model import Entity
+    from .pages.relation_lines import safe_target
+    from .relations.edits import write_page_line
+
+    store, vocab = ws.store, ws.config.vocabulary
+    named, pages, written = [], set(), 0
+    for r in waiting:
+        rtype = vocab.types[r["type"]]
+        ends = []
+        for end in (r["source"], r["target"]):
+            entity_id = ids.get(entity_key(end["type"], end["name"]))
+            ends.append(store.get_entity(LOCAL, _end_id(store, ids, end)) if entity_id is not None or _known(store, end)
+                        else Entity(-1, end["type"], " ".join(end["name"].split()), (), None, {}, 0, 1))
+        src, tgt = ends
+        mirror, other = (src, tgt) if src.id != -1 else (tgt, src)
+        named.append(f"{r['source']['name']} --{r['type']}--> {r['target']['name']}")
+        if not safe_target(other.name) or (mirror is tgt and not (rtype.symmetric or rtype.inverse)):
+            continue
+        try:
+            if write_page_line(ws, mirror.page_path, mirror, rtype, src, tgt, r.get("reason"), r.get("valid_until"),
+                               r.get("valid_from"), r.get("context"), keep_existing=True):
+                pages.add(mirror.page_path)
+                written += 1
+        except InvalidInput:
+            continue
+    return named, pages, written
 
 
 def _versions_for(store: Store, history: list[dict]) -> list[dict]:

@@ -73,6 +73,9 @@ def import_(path, vault, as_json) -> None:
                if counts["lines_written"] else "")
     print(f"imported {counts['relations']} relations and {counts['asserted_entities']} asserted entities"
           f" ({counts['created_entities']} entities created){written}")
+    if counts["waiting"]:
+        print(f"{len(counts['waiting'])} relations name an entity this vault does not have; their lines wait on "
+              f"their pages by name (`kbg index` lists them): {'; '.join(counts['waiting'][:3])}")
 
 
 @click.command("migrate-to")

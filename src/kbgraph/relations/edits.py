@@ -110,15 +110,25 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
 
 
 def write_page_line(ws: Workspace, page_path: str, mirror: Entity, rtype, src: Entity, tgt: Entity,
-                    reason: str | None, until: str | None, since: str | None, context: str | None) -> bool:
+                    reason: str | None, until: str | None, since: str | None, context: str | None,
+                    keep_existing: bool = False) -> bool:
     """Write the `## Relations` line that states src --rtype--> tgt on mirror's page (mirror is one of
-    the ends): the line of the same type and other end is replaced, else one is added; nothing else in
-    the file changes. Returns whether the file changed. Refuses a reason that would not read back."""
+    the ends): the line of the same type and other end is replaced (kept as it is with keep_existing),
+    else one is added; nothing else in the file changes. Returns whether the file changed. Refuses a
+    reason that would not read back."""
+    from ..pages.relation_lines import parse_relation_lines
+
     other = tgt if mirror.id == src.id else src
     line = format_line(display_line_type(rtype, mirror.id == src.id), other.name, reason, until, since, context)
     _check_round_trip(line, reason, until, since, context)
     matches = line_matcher(ws.config.vocabulary, mirror, rtype, src, tgt)
-    return edit_page(ws.root, page_path, lambda text, off: upsert_line(text, off, line, matches))
+
+    def change(text: str, off: int) -> str:
+        if keep_existing and any(matches(found) for found in parse_relation_lines(text, off)[0]):
+            return text
+        return upsert_line(text, off, line, matches)
+
+    return edit_page(ws.root, page_path, change)
 
 
 def _settle(ws: Workspace, conflict: Conflict, new_row: dict) -> dict:
