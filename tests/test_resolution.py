@@ -77,7 +77,8 @@ def test_confirming_a_bare_first_name_links_it_in_its_notes_only(rvault):
     kbg(rvault, "resolve", "reject", str(questions[("Sam", "Sam Ortiz")]))
     assert set(_pending(rvault)) == {("Sam", "Sam Li")}
     result = kbg(rvault, "resolve", "confirm", str(questions[("Sam", "Sam Li")]))
-    assert result["documents"] == ["meetings/2026/04/01/sync.md"] and result["aliases"] == []
+    assert result["documents"] == ["meetings/2026/04/01/sync.md"] and "Sam" not in result["aliases"]
+    assert (result["confirmed_names"], result["lookup"]) == (["Sam"], "ambiguous"), "Sam Ortiz is a Sam too"
     assert "Sam" not in kbg(rvault, "person", "find", "Sam Li")["entity"]["aliases"], "not an alias everywhere"
     timeline = [d["path"] for d in kbg(rvault, "person", "timeline", "Sam Li")["documents"]]
     assert "meetings/2026/04/01/sync.md" in timeline

@@ -89,3 +89,20 @@ def test_activity_takes_the_later_of_the_page_date_and_a_user_relation(store):
     got = {a["name"]: (a["last_mentioned"], a["last_updated"]) for a in store.entity_activity(LOCAL)}
     assert got == {"Ana": ("2026-03-03", "2026-02-10"), "Ben": (None, "2026-01-20"), "Cy": (None, "2026-01-20")}
     assert [a["id"] for a in store.entity_activity(LOCAL)] == [ana, ben, cy]
+
+
+def test_entity_surfaces_lists_one_kind_of_spelling(store):
+    """A profile shows the names a user confirmed for an entity: its "confirmed" spellings, sorted."""
+    from kbgraph.store.base import EntityName
+    from kbgraph.model import EntityRecord
+
+    record = EntityRecord("person:tom becker", "person", "Tom Becker", ("Tommy",), None,
+                          (("Tom Becker", "name"),), {})
+    names = [EntityName("person:tom becker", "Tom Becker", "name", "tom becker", "tombecker"),
+             EntityName("person:tom becker", "Tommy", "alias", "tommy", "tommy"),
+             EntityName("person:tom becker", "T. Becker", "confirmed", "t. becker", "tbecker"),
+             EntityName("person:tom becker", "Becker, T.", "confirmed", "becker, t.", "beckert")]
+    with store.transaction():
+        tom = store.sync_entities([record], names, "2026-01-01T00:00:00+00:00").ids["person:tom becker"]
+    assert store.entity_surfaces(tom, "confirmed") == ["Becker, T.", "T. Becker"]
+    assert store.entity_surfaces(tom, "alias") == ["Tommy"] and store.entity_surfaces(tom + 1, "alias") == []

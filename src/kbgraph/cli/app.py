@@ -109,7 +109,7 @@ def _report_ambiguous(exc) -> None:
         print_json({"error": message, "kind": "Ambiguous", "candidates": exc.candidates})
     sys.stderr.write(f"error: {message}\n")
     for c in exc.candidates:
-        where = f" ({c['page_path']})" if c.get("page_path") else ""
+        where = f" ({c['page_path']})" if c.get("page_path") else f" ({c['note']})" if c.get("note") else ""
         sys.stderr.write(f"  - {c['name']} [{c['type']}, id {c['id']}]{where}\n")
     sys.exit(exc.exit_code)
 

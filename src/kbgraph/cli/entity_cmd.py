@@ -89,6 +89,8 @@ def _print_profile(data: dict) -> None:
              f" in {data['documents']} documents"]
     if e["aliases"]:
         lines.append("aliases: " + escape(", ".join(e["aliases"])))
+    if data.get("confirmed_names"):
+        lines.append("confirmed names: " + escape(", ".join(data["confirmed_names"])))
     if len(data.get("pages", ())) > 1:  # pages linked by `same_as:` (or one name given to two pages)
         lines.append("pages: " + escape(", ".join(data["pages"])))
     elif e["page_path"]:

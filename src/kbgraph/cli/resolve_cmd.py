@@ -119,7 +119,18 @@ def confirm(question_id, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = do_confirm(ws, question_id)
-    emit_result(result, as_json, f"confirmed #{question_id}: {result['surface']!r} is {result['entity']}")
+    emit_result(result, as_json, f"confirmed #{question_id}: {result['surface']!r} is {result['entity']}"
+                + _found_by(result))
+
+
+def _found_by(result: dict) -> str:
+    """What a lookup of the confirmed name gives now (resolve/answers.py reports it)."""
+    lookup = result.get("lookup")
+    if lookup == "unique":
+        return f"; finding {result['surface']!r} now gives {result['entity']}"
+    if lookup == "ambiguous":
+        return f"; finding {result['surface']!r} lists {result['entity']} with {', '.join(result['also_named'])}"
+    return ""
 
 
 @resolve.command("reject")

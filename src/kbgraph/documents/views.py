@@ -118,6 +118,8 @@ def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, acc
             connected.setdefault(item["type"], []).append(item["name"])
     return {
         "entity": as_dict(entity),
+        # Names the user confirmed for it in some notes (`kbg resolve confirm`): a lookup finds it by them.
+        "confirmed_names": store.entity_surfaces(entity.id, "confirmed"),
         "as_of": then["as_of"] if as_of else None,
         "relations": relations,
         "connected": {"hops": CONNECTED_HOPS, "count": reach["count"],

@@ -29,6 +29,7 @@ class _Builder:
     attributes: dict = field(default_factory=dict)
     claim_docs: set[int] = field(default_factory=set)
     extra_pages: list[int] = field(default_factory=list)
+    confirmed: list[str] = field(default_factory=list)
 
 
 def entity_key(entity_type: str, name: str) -> str:
@@ -36,7 +37,8 @@ def entity_key(entity_type: str, name: str) -> str:
 
 
 def assemble_entities(
-    claims: list[EntityClaim], merges: list[Merge] = (), links: dict[tuple[str, str, str], str] | None = None
+    claims: list[EntityClaim], merges: list[Merge] = (), links: dict[tuple[str, str, str], str] | None = None,
+    confirmed: list[tuple[str, str]] = (),
 ) -> tuple[list[EntityRecord], dict[tuple[int, str, str], str]]:
     """The entity set, and for each reference claim (doc, type, name) the key of the entity it names.
 
@@ -46,6 +48,10 @@ def assemble_entities(
     Recorded merges are replayed last, in the order they were made: the merged entity's
     name and aliases become aliases of the one it was merged into, and its pages and
     references point there.
+
+    confirmed: (surface, entity key), the names the user confirmed for an entity (resolve/answers.py):
+    each becomes a "confirmed" form of the entity (or of the one it was merged into), so a lookup,
+    a search and the mention scan find it, with a derived first name's weight, never an alias's.
     """
     specs: dict[str, _Builder] = {}
     pages = sorted((c for c in claims if c.role == "page"), key=lambda c: c.doc_path)
@@ -104,6 +110,12 @@ def assemble_entities(
         redirect[merge.from_key] = into_key
         _apply_merge(specs, resolved, merge if into_key == merge.into_key else Merge(
             merge.from_key, merge.from_type, merge.from_name, into_key, merge.into_type, merge.into_name))
+    for surface, key in confirmed:
+        while key in redirect:
+            key = redirect[key]
+        spec = specs.get(key)
+        if spec is not None and surface not in spec.confirmed:
+            spec.confirmed.append(surface)
     records = [
         EntityRecord(s.key, s.type, s.name, tuple(s.aliases), s.page_doc_id, _forms(s), s.attributes,
                      tuple(p for p in (s.page_doc_id, *s.extra_pages) if p is not None))
@@ -199,6 +211,11 @@ def _forms(spec: _Builder) -> tuple[tuple[str, str], ...]:
         first = derived_first_name(spec.name)
         if first and all(name_key(first) != name_key(a) for a in spec.aliases):
             forms.append((first, "first-name"))
+    spelled = {name_key(surface) for surface, kind in forms if kind != "first-name"}
+    for surface in spec.confirmed:
+        if name_key(surface) not in spelled:  # confirmed and since merged: an alias says it already
+            spelled.add(name_key(surface))
+            forms.append((surface, "confirmed"))
     return tuple(forms)
 
 

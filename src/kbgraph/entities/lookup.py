@@ -1,8 +1,9 @@
 """Finding one entity by a name a person types: never picks silently among several.
 
-The cascade: exact name or alias -> a person's first name -> nothing, with close
-spellings suggested. A level that matches several entities is an Ambiguous error
-listing them.
+The cascade: exact name or alias (and a name the user confirmed for an entity) -> a
+person's first name -> nothing, with close spellings suggested. A level that matches
+several entities is an Ambiguous error listing them. A name still waiting for an answer
+(`kbg resolve pending`) is listed with every entity it was asked about, and where it appears.
 """
 
 from __future__ import annotations
@@ -10,8 +11,14 @@ from __future__ import annotations
 from ..access import LOCAL, Access
 from ..errors import Ambiguous, InvalidInput, NotFound
 from ..model import Entity, as_dict
+from .mentions import IMPLICIT_KINDS
 from .names import name_key
 from ..store.base import Store
+
+# A name a user confirmed for an entity in some notes (`kbg resolve confirm` on "Sam", "T. Becker"):
+# it finds the entity, but, like a derived first name, it never outranks another entity's own name.
+CONFIRMED = "confirmed"
+WEAK_KINDS = IMPLICIT_KINDS  # the kinds the mention scan does not let outrank a name: the same rule
 
 
 def find_entity(store: Store, name: str, entity_type: str | None = None, access: Access = LOCAL) -> Entity:
@@ -22,11 +29,11 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
     named = entities_named(store, key, entity_type, access)
-    if len(named) == 1:
+    unresolved = _open_questions(store, key, named, entity_type, access)
+    if len(named) == 1 and not unresolved:
         return named[0]
-    if len(named) > 1:
-        names = " and ".join(e.name for e in named[:5])
-        raise Ambiguous(f"ambiguous: {name!r} matches {names} — give the full name", [_candidate(e) for e in named])
+    if named:
+        raise _ambiguous(store, name, named, unresolved, access)
     suggestions = similar_names(store, name, entity_type, access=access)
     what = entity_type or "entity"
     hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
@@ -34,13 +41,18 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
 
 
 def entities_named(store: Store, key: str, entity_type: str | None = None, access: Access = LOCAL) -> list[Entity]:
-    """The entities a folded name names: those whose name or alias it is, else those whose derived
-    first name it is. More than one means the name is ambiguous."""
+    """The entities a folded name names: those whose name or alias it is, with those it was confirmed
+    for; else those whose derived first name it is. A confirmed name was the user's answer about some
+    notes, not a claim that it names nobody else: where it is confirmed, the first names that share it
+    are listed too ("Sam" confirmed for Sam Li still lists Sam Ortiz). More than one means ambiguous."""
     matches = list({e.id: e for e in store.entities_by_name_key(access, key) if entity_type in (None, e.type)}.values())
     kinds: dict[int, set[str]] = {}
     for entity_id, kind in store.name_kinds(key):
         kinds.setdefault(entity_id, set()).add(kind)
-    explicit = [e for e in matches if kinds.get(e.id, set()) - {"first-name"}]
+    explicit = [e for e in matches if kinds.get(e.id, set()) - WEAK_KINDS]
+    confirmed = [e for e in matches if CONFIRMED in kinds.get(e.id, set())]
+    if confirmed:
+        return explicit + [e for e in matches if e not in explicit]
     return explicit or matches
 
 
@@ -49,6 +61,46 @@ def similar_names(store: Store, name: str, entity_type: str | None, limit: int =
     """The names of the entities the access may read with a spelling closest to name (trigram similarity,
     found by the store): "Arjun Metha" suggests Arjun Mehta, even where his first name "Arjun" is closer."""
     return [m.name for m in store.similar_entity_names(access, name_key(name), entity_type, limit)]
+
+
+def _open_questions(store: Store, key: str, named: list[Entity], entity_type: str | None,
+                    access: Access) -> dict[int, list[dict]]:
+    """Entity id -> the open questions about it, for the entities among named that only references
+    make (no page): "Sam" in a meeting, asked about as Sam Li and as Sam Ortiz, is not settled, so a
+    lookup of "Sam" must show it with those candidates rather than answer with the placeholder."""
+    placeholders = [e for e in named if e.page_path is None]
+    if not placeholders:
+        return {}
+    questions = [q for q in store.decisions(access, "asked")
+                 if name_key(q["surface"]) == key and q["candidate_key"] and entity_type in (None, q["surface_type"])]
+    return {e.id: [q for q in questions if q["surface_type"] == e.type] for e in placeholders
+            if any(q["surface_type"] == e.type for q in questions)}
+
+
+def _ambiguous(store: Store, name: str, named: list[Entity], unresolved: dict[int, list[dict]],
+               access: Access) -> Ambiguous:
+    """Every candidate: the entities the name names, those its open questions ask about, and the
+    unresolved name itself with the documents it appears in and its question numbers."""
+    from .assemble import entity_key
+
+    listed = {e.id: e for e in named}
+    for questions in unresolved.values():
+        for q in questions:
+            for e in store.entities_by_name_key(access, name_key(q["candidate_name"] or "")):
+                if entity_key(e.type, e.name) == q["candidate_key"]:
+                    listed.setdefault(e.id, e)
+    candidates = [_candidate(e) for e in listed.values() if e.id not in unresolved]
+    for entity_id, questions in unresolved.items():
+        docs = sorted({q["doc_path"] for q in questions if q["doc_path"]})
+        asked = ", ".join(f"#{q['id']}" for q in questions)
+        candidates.append({**_candidate(listed[entity_id]), "unresolved": True, "documents": docs,
+                           "questions": [q["id"] for q in questions],
+                           "note": f"unresolved, in {', '.join(docs) or 'no document'}; questions {asked}"})
+    names = [c["name"] if not c.get("unresolved") else f"the unresolved {c['name']!r}" for c in candidates]
+    shown = names[:5] + ([f"{len(names) - 5} more"] if len(names) > 5 else [])
+    listing = " and ".join(shown) if len(shown) <= 2 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    hint = "or answer the open questions about it (list the pending questions to see them)" if unresolved else None
+    return Ambiguous(f"ambiguous: {name!r} matches {listing} — give the full name", candidates, hint=hint)
 
 
 def _candidate(entity: Entity) -> dict:

@@ -22,6 +22,9 @@ from ..model import Link, Mention
 from .names import fold
 
 MAX_WORD_CHARS = 100
+# Forms that never outrank another entity's name or alias for the same words: a derived first name, and a
+# name the user confirmed for the entity in some notes ("Sam" confirmed as Sam Li is no alias of his).
+IMPLICIT_KINDS = frozenset({"first-name", "confirmed"})
 # A word; an apostrophe joins words (O'Brien, rock'n'roll) but a possessive 's stays out of it, so
 # "Sam Li's" and "Dana's" name Sam Li and Dana.
 _TOKEN = re.compile(r"[\w@]+(?:['’&+](?![sS]\b)[\w]+)*")
@@ -34,7 +37,7 @@ class Form:
 
     entity_id: int
     surface: str
-    kind: str  # "name" | "alias" | "first-name"
+    kind: str  # "name" | "alias" | "first-name" | "confirmed"
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,7 @@ def _entry(form: Form) -> _Entry | None:
     common = len(tokens) == 1 and tokens[0] in COMMON_WORDS
     if common and not case_sensitive:
         return None  # an all-lower-case common word ("data") would match everywhere
-    return _Entry(tokens, gaps, words, case_sensitive, common, form.entity_id, form.kind != "first-name")
+    return _Entry(tokens, gaps, words, case_sensitive, common, form.entity_id, form.kind not in IMPLICIT_KINDS)
 
 
 def _tokens_match(folded: str, tokens, i: int, entry: _Entry) -> bool:

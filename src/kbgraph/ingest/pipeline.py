@@ -238,16 +238,18 @@ def entities_stage(run: IndexRun) -> None:
     store = run.store
     if store.get_meta("entities_dirty") != "1" and not run.full:
         return
+    from ..resolve.decisions import confirmed_names  # the names the user's answers made findable
+
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     # Read and write in one transaction: a `relate --create` or `merge` committed in between
     # would otherwise be marked done without being applied.
     with store.transaction():
         claims = store.all_claims()
         merges, links = store.merges(), _reference_links(store)
-        records, resolved = assemble_entities(claims, merges, links)
+        records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
         if run.config.resolve.enabled and _resolve_references(run, records, claims, resolved, now):
             merges, links = store.merges(), _reference_links(store)  # what the resolver linked: assemble again
-            records, resolved = assemble_entities(claims, merges, links)
+            records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
         records, resolved = without_unresolved_line_targets(records, claims, resolved)
         run.assembly = (claims, resolved, merges)
         # An entity kept alive only by a user's relations whose name now resolves elsewhere (a page
@@ -511,7 +513,7 @@ def _link_resolver(forms: list[tuple[int, str, str]], entities: list) -> Callabl
     link by the page it points to, relative to the linking document."""
     by_key: dict[str, set[int]] = {}
     for entity_id, surface, kind in forms:
-        if kind != "first-name":
+        if kind not in ("first-name", "confirmed"):  # a [[link]] by either could name several
             by_key.setdefault(name_key(surface), set()).add(entity_id)
     by_stem: dict[str, set[int]] = {}
     by_path: dict[str, int] = {}

@@ -18,8 +18,16 @@ def pending(store: Store, access: Access = LOCAL) -> list[dict]:
 
 def confirm(ws: Workspace, decision_id: int) -> dict:
     """The name is that entity. A name that says enough ("Arjoon Mehta") becomes the entity's alias
-    everywhere: a recorded merge (undo: `kbg entity unmerge`). A name that says little ("Sam", "AJ")
-    is linked only in the documents that use it now: a "Sam" in another note is asked about again.
+    everywhere: a recorded merge (undo: `kbg entity unmerge`). A name that says little ("Sam", "AJ",
+    "T. Becker") is linked in the documents that use it now, and becomes a confirmed name of the
+    entity: a lookup, a search and the mention scan find the entity by it, as by a first name (where
+    another entity shares it, both are listed, never one picked), while a "Sam" in another note's
+    frontmatter is asked about again. Either way the answer is in the decision log, which `kbg index
+    --full` keeps and `kbg export` carries. The result reports what the name now finds.
+
+    An answer about an entity that no longer exists (its page was deleted since the question was
+    asked) is refused with nothing changed; the question stays open until the next index, which
+    withdraws it (nothing raises it any more).
 
     Redoable: the answer is saved before it is applied, so a question already confirmed is applied
     again rather than refused; a run killed between the two (or confirming twice) completes the
@@ -28,6 +36,7 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
     from ..relations.records import now_iso
 
     question = _question(ws.store, ws.access, decision_id, answering="confirmed")
+    _require_candidate(ws.store, decision_id, question)
     from .duplicate_pages import confirm_duplicate
     from .duplicate_questions import is_duplicate_question
 
@@ -53,8 +62,47 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
             with ws.store.transaction():
                 ws.store.decide(decision_id, "asked", question["decided_by"], question["decided_at"])
         raise
-    return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
-            "entity": result["into"], "aliases": result["aliases"], "documents": []}
+    return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"], "entity": result["into"],
+            "documents": [], **_findable(ws, question["surface"], question["candidate_key"])}
+
+
+def _require_candidate(store: Store, decision_id: int, question: dict) -> None:
+    """The entity the question is about exists (or was merged into one that does)."""
+    key, merged = question["candidate_key"], {m.from_key: m.into_key for m in store.merges()}
+    seen = set()
+    while key in merged and key not in seen:
+        seen.add(key)
+        key = merged[key]
+    if not key or key not in store.entity_ids_by_key():
+        raise InvalidInput(f"question {decision_id}: {question['candidate_name'] or '?'} is no longer an entity "
+                           "(its page was removed or renamed); nothing was changed", param="decision_id",
+                           hint="reject it, or index again: the question is withdrawn when nothing raises it")
+
+
+def _findable(ws: Workspace, surface: str, candidate_key: str) -> dict:
+    """What the answer made findable: the entity's aliases and confirmed names, and what a lookup of
+    the name now gives ("unique": that entity; "ambiguous": it among others, listed in also_named)."""
+    from ..entities.assemble import entity_key
+    from ..entities.lookup import find_entity
+    from ..entities.names import name_key
+    from ..errors import Ambiguous
+
+    entity_type = candidate_key.split(":", 1)[0]
+    others: list[str] = []
+    try:
+        found = find_entity(ws.store, surface, entity_type, access=ws.access)
+        lookup = "unique" if entity_key(found.type, found.name) == candidate_key else "another entity"
+        others = [] if lookup == "unique" else [found.name]
+    except Ambiguous as exc:
+        lookup = "ambiguous"
+        others = [c["name"] for c in exc.candidates if entity_key(c["type"], c["name"]) != candidate_key]
+    except NotFound:
+        lookup = "not found"
+    entity = next((e for e in ws.store.entities_by_name_key(ws.access, name_key(surface))
+                   if entity_key(e.type, e.name) == candidate_key), None)
+    return {"aliases": list(entity.aliases) if entity else [],
+            "confirmed_names": ws.store.entity_surfaces(entity.id, "confirmed") if entity else [],
+            "lookup": lookup, "also_named": others}
 
 
 def _low_information(question: dict) -> bool:
@@ -85,7 +133,8 @@ def _link_in_documents(ws: Workspace, decision_id: int, question: dict) -> dict:
         store.set_meta("entities_dirty", "1")
     refresh_index(ws)
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
-            "entity": question["candidate_name"], "aliases": [], "documents": docs}
+            "entity": question["candidate_name"], "documents": docs,
+            **_findable(ws, question["surface"], question["candidate_key"])}
 
 
 def reject(ws: Workspace, decision_id: int) -> dict:

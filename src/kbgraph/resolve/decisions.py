@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from ..access import LOCAL
 from ..model import Merge
 from .references import ReferenceDecision
 from .scoring import DEFAULT_WEIGHTS, Thresholds, Weights
@@ -79,3 +80,12 @@ def _log(store: Store, d: ReferenceDecision, entity_key, name, candidate, outcom
         "decided_by": "kbgraph", "doc_path": d.doc_path, "created_at": now,
         "decided_at": None if outcome == "asked" else now,
     })
+
+
+def confirmed_names(store: Store) -> list[tuple[str, str]]:
+    """(surface, entity key) for each name the user confirmed and has not taken back since (a later
+    rejection of the same pair, or `kbg entity unmerge`): the entity set gives each to its entity as
+    a confirmed name (entities/assemble.py)."""
+    latest = store.decided_pairs()
+    return sorted({(d["surface"], d["candidate_key"]) for d in store.decisions(LOCAL, "confirmed")
+                   if d["candidate_key"] and latest.get((d["surface_key"], d["candidate_key"])) == "confirmed"})

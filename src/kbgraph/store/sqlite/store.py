@@ -478,6 +478,11 @@ class CoreQueries:
     def name_kinds(self, key: str) -> list[tuple[int, str]]:
         return list(self.db.execute("SELECT entity_id, kind FROM entity_names WHERE key = ?", (key,)))
 
+    def entity_surfaces(self, entity_id: int, kind: str) -> list[str]:
+        """The spellings of one kind ("alias", "confirmed", ...) that name the entity, sorted."""
+        return [r[0] for r in self.db.execute(
+            "SELECT name FROM entity_names WHERE entity_id = ? AND kind = ? ORDER BY name", (entity_id, kind))]
+
     def get_entity(self, access: Access, entity_id: int) -> Entity | None:
         readable, params = access_sql("e", access)
         row = self.db.execute(

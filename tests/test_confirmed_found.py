@@ -1,0 +1,131 @@
+"""A confirmed name is found (issue 17): `kbg resolve confirm` on a name that says little ("T. Becker",
+"Sam") makes it a confirmed name of the entity, which a lookup, a search, a profile and the mention scan
+use, after `kbg index --full` and through export/import too; a name two entities share is listed with
+both, never given to one. A lookup of a name still waiting for an answer lists every candidate."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kbgraph.ingest.pipeline import index_vault
+
+from .conftest import copy_indexed, kbg, run_kbg
+
+PEOPLE = ("Tom Becker", "Sam Li", "Sam Ortiz")
+SYNC = """---
+type: meeting
+date: 2026-04-01
+attendees: [T. Becker, Sam, Tom Becker]
+---
+# Sync
+
+T. Becker agreed to the plan.
+"""
+LATER = """---
+type: note
+date: 2026-04-09
+---
+# Plan review
+
+T. Becker reviewed the plan. Sam was away.
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_indexed(tmp_path_factory):
+    """Three people and one meeting that names two of them in few words, indexed once for the module."""
+    vault = tmp_path_factory.mktemp("confirmed") / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "meetings").mkdir()
+    for name in PEOPLE:
+        slug = name.lower().replace(" ", "-")
+        (vault / f"people/{slug}.md").write_text(f"---\ntype: person\nname: {name}\n---\n# {name}\n")
+    (vault / "meetings/sync.md").write_text(SYNC)
+    (vault / "notes").mkdir()
+    (vault / "notes/review.md").write_text(LATER)
+    index_vault(vault)
+    return vault
+
+
+@pytest.fixture
+def tiny(tiny_indexed, tmp_path):
+    return copy_indexed(tiny_indexed, tmp_path / "vault")
+
+
+def _question(vault, surface: str, candidate: str) -> int:
+    return next(q["id"] for q in kbg(vault, "resolve", "pending")["questions"]
+                if (q["surface"], q["candidate_name"]) == (surface, candidate))
+
+
+def _found(vault, name: str) -> str:
+    return kbg(vault, "person", "find", name)["entity"]["name"]
+
+
+def test_a_confirmed_short_name_finds_its_entity_in_lookup_search_profile_and_text(tiny):
+    asked = kbg(tiny, "person", "find", "T. Becker", code=1)
+    assert {(c["name"], bool(c.get("unresolved"))) for c in asked["candidates"]} == {
+        ("Tom Becker", False), ("T. Becker", True)}, "still a question: the name and its candidate"
+    result = kbg(tiny, "resolve", "confirm", str(_question(tiny, "T. Becker", "Tom Becker")))
+    assert (result["confirmed_names"], result["lookup"], result["aliases"]) == (["T. Becker"], "unique", [])
+    profile = kbg(tiny, "person", "find", "T. Becker")
+    assert profile["entity"]["name"] == "Tom Becker" and profile["confirmed_names"] == ["T. Becker"]
+    assert "confirmed names: T. Becker" in run_kbg("person", "find", "T. Becker", "--vault", str(tiny)).stdout
+    search = kbg(tiny, "search", "T. Becker review")
+    assert [e["name"] for e in search["entities"]] == ["Tom Becker"], "search pass 1 recognises it"
+    timeline = [d["path"] for d in kbg(tiny, "person", "timeline", "Tom Becker")["documents"]]
+    assert "notes/review.md" in timeline, "the mention scan finds it in a note the answer was not about"
+
+    index_vault(tiny, full=True)
+    assert _found(tiny, "T. Becker") == "Tom Becker", "kept by --full: it comes from the decision log"
+
+
+def test_a_confirmed_name_travels_through_export_and_import(tiny, tmp_path):
+    kbg(tiny, "resolve", "confirm", str(_question(tiny, "T. Becker", "Tom Becker")))
+    out = tmp_path / "export.json"
+    kbg(tiny, "export", "-o", str(out))
+    fresh = tmp_path / "fresh"
+    shutil.copytree(tiny, fresh, ignore=shutil.ignore_patterns(".kbgraph"))
+    index_vault(fresh)
+    kbg(fresh, "import", str(out))
+    assert _found(fresh, "T. Becker") == "Tom Becker"
+    assert kbg(fresh, "person", "find", "T. Becker")["confirmed_names"] == ["T. Becker"]
+
+
+def test_a_confirmed_name_another_entity_shares_is_listed_with_it_never_given_to_one(tiny):
+    result = kbg(tiny, "resolve", "confirm", str(_question(tiny, "Sam", "Sam Li")))
+    assert (result["confirmed_names"], result["lookup"], result["also_named"]) == (["Sam"], "ambiguous",
+                                                                                  ["Sam Ortiz"])
+    error = kbg(tiny, "person", "find", "Sam", code=1)
+    assert {c["name"] for c in error["candidates"]} == {"Sam Li", "Sam Ortiz"}
+    assert "notes/review.md" not in [d["path"] for d in kbg(tiny, "person", "timeline", "Sam Li")["documents"]], \
+        "a 'Sam' nothing in the note corroborates stays unlinked"
+    assert "meetings/sync.md" in [d["path"] for d in kbg(tiny, "person", "timeline", "Sam Li")["documents"]]
+
+
+def test_find_lists_every_candidate_of_a_name_still_asked_about(tiny):
+    error = kbg(tiny, "person", "find", "Sam", code=1)
+    assert error["kind"] == "Ambiguous" and "Sam Li, Sam Ortiz and the unresolved 'Sam'" in error["error"]
+    unresolved = next(c for c in error["candidates"] if c.get("unresolved"))
+    assert unresolved["name"] == "Sam" and unresolved["documents"] == ["meetings/sync.md"]
+    assert sorted(unresolved["questions"]) == sorted(_question(tiny, "Sam", n) for n in ("Sam Li", "Sam Ortiz"))
+    printed = run_kbg("person", "find", "Sam", "--vault", str(tiny)).stderr
+    assert "Sam Ortiz [person" in printed and "unresolved, in meetings/sync.md" in printed
+
+    for name in ("Sam Li", "Sam Ortiz"):
+        kbg(tiny, "resolve", "reject", str(_question(tiny, "Sam", name)))
+    assert _found(tiny, "Sam") == "Sam", "answered: neither Sam, the name is its own entity"
+
+
+def test_confirming_a_question_about_an_entity_deleted_since_changes_nothing(tiny):
+    question = _question(tiny, "T. Becker", "Tom Becker")
+    config = tiny / "kbgraph.toml"
+    config.write_text((config.read_text() if config.exists() else "") + "\n[resolve]\nenabled = false\n")
+    (tiny / "people/tom-becker.md").unlink()
+    (tiny / "meetings/sync.md").write_text(SYNC.replace(", Tom Becker]", "]"))
+    index_vault(tiny)
+    before = kbg(tiny, "resolve", "log")["decisions"]
+    error = kbg(tiny, "resolve", "confirm", str(question), code=1)["error"]
+    assert f"question {question}: Tom Becker is no longer an entity" in error and "nothing was changed" in error
+    assert kbg(tiny, "resolve", "log")["decisions"] == before, "the question stays open, unanswered"
