@@ -192,8 +192,6 @@ def import_data(ws: Workspace, data: dict) -> dict:
             decisions_added = _restore_resolution(store, unlinks, decisions, now)
             if decisions_added:  # a confirmed answer's name joins its entity when the entity set is rebuilt
                 store.set_meta("entities_dirty", "1")
-            if decisions_added:  # a confirmed answer's name joins its entity when the entity set is rebuilt
-                store.set_meta("entities_dirty", "1")
             restored_history = store.restore_history(_versions_for(store, history))
             added_facts, added_loops = import_memory(store, facts, loops)
         if homes or waiting_pages:
@@ -203,8 +201,6 @@ def import_data(ws: Workspace, data: dict) -> dict:
     if unlinks:
         with store.transaction():
             store.mark_for_rescan(None)
-        refresh_index(ws)
-    elif decisions_added:
         refresh_index(ws)
     elif decisions_added:
         refresh_index(ws)
