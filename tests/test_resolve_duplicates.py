@@ -13,7 +13,8 @@ from kbgraph.ingest.pipeline import index_vault
 from kbgraph.ingest.vault import split_frontmatter
 from kbgraph.pages.frontmatter_lines import add_list_value
 from kbgraph.resolve.duplicates import (
-    MAX_BLOCK, DuplicateRecord, find_duplicates, normalise, normalise_phone, parse_dob,
+    MAX_BLOCK, PROPOSE_WEIGHT, DuplicateRecord, NameFrequencies, find_duplicates, normalise, normalise_phone,
+    parse_dob, score_pair,
 )
 
 from .conftest import kbg
@@ -129,6 +130,16 @@ def test_variants_of_one_person_are_proposed_with_their_evidence():
     levels = {c.attribute: c.level for c in pairs[("a", "b")].comparisons}
     assert levels == {"given": "nickname", "surname": "exact", "phone": "exact", "dob": "exact"}
     assert {c.attribute: c.level for c in pairs[("c", "d")].comparisons}["address"] == "exact"
+
+
+def test_a_common_name_agreeing_is_weaker_evidence_than_a_rare_one():
+    names = ["John Smith"] * 300 + ["Zed Xu"] * 900 + ["Ottoline Quibble"] * 2
+    normalised = [normalise(_rec(str(i), name)) for i, name in enumerate(names)]
+    frequencies = NameFrequencies.of(normalised)
+    common = score_pair(normalised[0], normalised[1], frequencies).weight
+    rare = score_pair(normalised[-2], normalised[-1], frequencies).weight
+    assert common < PROPOSE_WEIGHT <= rare
+    assert score_pair(normalised[0], normalised[1]).weight == rare, "without frequencies: the table's weights"
 
 
 def test_normalisation():

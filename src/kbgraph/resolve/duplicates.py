@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Callable, Iterable, Mapping
@@ -47,6 +47,7 @@ jellyfish = require("jellyfish")
 MODEL_VERSION = "dup-fs-1"
 PROPOSE_WEIGHT = 9.0
 MAX_BLOCK = 100
+TF_MIN_RECORDS = 1000  # below this many records, name frequencies are not trusted (see NameFrequencies)
 PHONE_DIGITS = 9  # the national number without its trunk prefix or country code
 
 # Frontmatter keys (case-folded, '-' and ' ' read as '_') and the attribute each one carries.
@@ -311,8 +312,30 @@ def candidate_pairs(normalised: list[Normalised], max_block: int = MAX_BLOCK) ->
 # --- 3. score ---------------------------------------------------------------------
 
 
-def score_pair(a: Normalised, b: Normalised) -> DuplicatePair:
-    comparisons = [*_compare_names(a, b), *_compare_identifiers(a, b)]
+@dataclass(frozen=True)
+class NameFrequencies:
+    """How many records carry each given name and surname: an exact agreement on a common name
+    ("John", "Smith") is weaker evidence than on a rare one (term-frequency adjustment of u)."""
+
+    given: Mapping[str, int]
+    surname: Mapping[str, int]
+    records: int
+
+    @classmethod
+    def of(cls, normalised: list[Normalised]) -> NameFrequencies:
+        return cls(Counter(n.given for n in normalised if n.given),
+                   Counter(n.surname for n in normalised if n.surname), len(normalised))
+
+    def u(self, attr: str, value: str) -> float:
+        """The chance that another record has this value by chance, never below the table's u; a
+        population under TF_MIN_RECORDS counts as TF_MIN_RECORDS (a small vault says little)."""
+        table = self.given if attr == "given" else self.surname
+        share = (table.get(value, 1) - 1) / max(self.records - 1, TF_MIN_RECORDS)
+        return max(LEVELS[attr]["exact"][1], share)
+
+
+def score_pair(a: Normalised, b: Normalised, frequencies: NameFrequencies | None = None) -> DuplicatePair:
+    comparisons = [*_compare_names(a, b, frequencies), *_compare_identifiers(a, b)]
     for attr, left, right in (("role", a.role, b.role), ("team", a.team, b.team)):
         if left and right:
             comparisons.append(_level(attr, "exact" if left == right else "disagree", f"{left} / {right}"))
@@ -324,7 +347,7 @@ def _level(attr: str, level: str, detail: str) -> Comparison:
     return Comparison(attr, level, round(WEIGHTS[attr][level], 3), detail)
 
 
-def _compare_names(a: Normalised, b: Normalised) -> list[Comparison]:
+def _compare_names(a: Normalised, b: Normalised, freq: NameFrequencies | None = None) -> list[Comparison]:
     if not (a.given and b.given):
         if not (a.compact and b.compact):
             return []
@@ -332,17 +355,17 @@ def _compare_names(a: Normalised, b: Normalised) -> list[Comparison]:
             return [_level("name", "exact", a.record.name)]
         similar = jellyfish.jaro_winkler_similarity(a.compact, b.compact) >= 0.92
         return [_level("name", "typo" if similar else "disagree", f"{a.record.name} / {b.record.name}")]
-    straight = [_given(a.given, b.given), _surname(a.surname, b.surname)]
+    straight = [_given(a.given, b.given, freq), _surname(a.surname, b.surname, freq)]
     # "Smith John" written for "John Smith", on either side: the same token pairs, read either way round.
-    swapped_a = [_given(a.surname, b.given), _surname(a.given, b.surname)]
-    swapped_b = [_given(a.given, b.surname), _surname(a.surname, b.given)]
+    swapped_a = [_given(a.surname, b.given, freq), _surname(a.given, b.surname, freq)]
+    swapped_b = [_given(a.given, b.surname, freq), _surname(a.surname, b.given, freq)]
     return max(straight, swapped_a, swapped_b, key=lambda cs: sum(c.weight for c in cs))
 
 
-def _given(x: str, y: str) -> Comparison:
+def _given(x: str, y: str, freq: NameFrequencies | None = None) -> Comparison:
     detail = f"{x} / {y}"
     if x == y:
-        return _level("given", "exact", x)
+        return _exact("given", x, freq)
     if _nickname(x, y):
         return _level("given", "nickname", detail)
     if min(len(x), len(y)) == 1 and x[0] == y[0]:
@@ -350,6 +373,13 @@ def _given(x: str, y: str) -> Comparison:
     if jellyfish.jaro_winkler_similarity(x, y) >= 0.88:
         return _level("given", "typo", detail)
     return _level("given", "disagree", detail)
+
+
+def _exact(attr: str, value: str, freq: NameFrequencies | None) -> Comparison:
+    if freq is None:
+        return _level(attr, "exact", value)
+    m = LEVELS[attr]["exact"][0]
+    return Comparison(attr, "exact", round(math.log2(m / freq.u(attr, value)), 3), value)
 
 
 def _nickname(x: str, y: str) -> bool:
@@ -361,9 +391,9 @@ def _nickname(x: str, y: str) -> bool:
     return len(short) >= 3 and long_.startswith(short)
 
 
-def _surname(x: str, y: str) -> Comparison:
+def _surname(x: str, y: str, freq: NameFrequencies | None = None) -> Comparison:
     if x == y:
-        return _level("surname", "exact", x)
+        return _exact("surname", x, freq)
     similar = jellyfish.jaro_winkler_similarity(x, y) >= 0.9 and jellyfish.damerau_levenshtein_distance(x, y) <= 2
     return _level("surname", "typo" if similar else "disagree", f"{x} / {y}")
 
@@ -409,11 +439,12 @@ def find_duplicates(records: Iterable[DuplicateRecord], threshold: float = PROPO
     started = time.perf_counter()
     normalised = [normalise(r) for r in records]
     index_pairs, blocks, skipped = candidate_pairs(normalised, max_block)
+    frequencies = NameFrequencies.of(normalised)
     found = []
     for done, (i, j) in enumerate(sorted(index_pairs), 1):
         a, b = sorted((normalised[i], normalised[j]), key=lambda n: n.record.id)
         if skip is None or not skip(a.record.id, b.record.id):
-            pair = score_pair(a, b)
+            pair = score_pair(a, b, frequencies)
             if pair.weight >= threshold:
                 found.append(pair)
         if progress is not None and done % 1000 == 0:
