@@ -21,7 +21,9 @@ Three steps, each a plain function:
    level when the two records are one entity, u, when they are two (LEVELS). The weights add up;
    a pair is proposed when the total reaches PROPOSE_WEIGHT (a likelihood ratio of 2^9 = 512:1).
    The m of "disagree" on an identifier (email, date of birth) is set low on purpose: two pages
-   with one name but different birth dates or addresses are namesakes, never proposed.
+   with one name but different birth dates or addresses are namesakes, never proposed. An exact
+   given name or surname weighs less when many records carry it (NameFrequencies: u becomes the
+   share of other records with that value, once there are TF_MIN_RECORDS records to count).
 
 Nothing here merges: every proposed pair is a question for the user.
 """
