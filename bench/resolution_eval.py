@@ -16,6 +16,14 @@
    written-out name is its first word ("Connor Doyle" -> "connor"), so a link to @ConnorDoyle
    counts as wrong; such links are listed.
 3. Latency: one resolve against 100,000 people, p50 / p95 over distinct mentions.
+4. Namesakes (bench/namesakes.py): typos of one person against different people whose names differ
+   by a letter or two (Shah / Shaw, Ana / Anna), on the generated roster and on the real names of
+   ../shared/data/names/pep-people.txt (skipped with a note when absent). Per kind: auto-links
+   right / wrong, questions, new; auto-link precision and recall; questions per 100 mentions.
+   The goal is zero auto-links on "namesake" (a silent merge of two people).
+
+KBG_BENCH_SRC=/path/to/other/src measures another checkout's resolver with the same sets (the
+before / after of a change: `git archive HEAD src | tar -x -C /tmp/head`).
 
 Needs rapidfuzz and jellyfish (pip install 'rapidfuzz==3.14.6' 'jellyfish==1.3.0').
 
@@ -37,10 +45,11 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, os.environ.get("KBG_BENCH_SRC") or str(REPO / "src"))
 sys.path.insert(0, str(REPO / "bench"))
 
 import name_variants as nv  # noqa: E402
+import namesakes as ns  # noqa: E402
 
 from kbgraph.resolve import (  # noqa: E402
     DEFAULT_WEIGHTS,
@@ -70,8 +79,13 @@ def simulated_user(decision, truth: int | None) -> int | None:
     return truth if truth in shown else None
 
 
+_KB_NAMES: dict[int, str] = {}
+
+
 def run_generated(people: int, count: int, seed: int, weights=DEFAULT_WEIGHTS):
     kb = nv.people(people, seed)
+    _KB_NAMES.clear()
+    _KB_NAMES.update((p.id, p.name) for p in kb)
     cases = nv.mentions(kb, count, seed + 1)
     index = ResolverIndex(profiles(kb), weights=weights)
     rows = []
@@ -93,6 +107,24 @@ def link_scores(rows, pick) -> dict:
     return {"links": len(linked), "wrong": len(linked) - right, "precision": p, "recall": rec, "f1": _f1(p, rec)}
 
 
+def _roster():
+    """This checkout's list of real names, loaded by path so a KBG_BENCH_SRC run classifies alike."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("roster", REPO / "src" / "kbgraph" / "resolve" / "roster.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _spells_real_name(case, kb_names: dict[int, str]) -> bool:
+    """Whether a typo's changed word is itself a real name (Thomson for Thompson): a namesake by spelling."""
+    roster = _roster()
+    truth = {nv._key(w) for w in kb_names[case.truth].replace("-", " ").split()}
+    said = [nv._key(w) for w in case.surface.replace("-", " ").split()]
+    return any(w not in truth and roster.is_real_name(w) for w in said)
+
+
 def generated_report(rows) -> dict:
     asks = sum(1 for r in rows if r[1].outcome == "ask")
     new_ok = sum(1 for r in rows if r[0].truth is None and r[1].outcome == "new")
@@ -106,6 +138,8 @@ def generated_report(rows) -> dict:
         else:
             cell = "new ok" if case.truth is None else "new (missed)"
         by_kind[case.kind][cell] += 1
+        if case.kind.startswith("typo-") and _spells_real_name(case, _KB_NAMES):
+            by_kind["(typos that spell a real name)"][cell] += 1
     return {
         "mentions": len(rows),
         "unknown_people": unknown,
@@ -205,6 +239,8 @@ def pairwise(clusters: list[tuple[object, str]]) -> dict:
 def run_latency(size: int, queries: int, seed: int) -> dict:
     last = nv.LAST + nv.synthetic_last_names(2500, seed)
     kb = nv.people(size, seed, last=last)
+    _KB_NAMES.clear()
+    _KB_NAMES.update((p.id, p.name) for p in kb)
     rss0 = _rss_mb()
     t0 = time.perf_counter()
     index = ResolverIndex(profiles(kb))
@@ -246,6 +282,67 @@ def _f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
+# --- 4. namesakes ------------------------------------------------------------------
+
+
+def run_namesakes(kb: list[ns.Known], cases: list[ns.Case]) -> dict:
+    index = ResolverIndex(EntityProfile(k.id, "person", k.name, (), k.emails, k.context) for k in kb)
+    names = {k.id: k.name for k in kb}
+    by_kind: dict[str, Counter] = defaultdict(Counter)
+    silent, missed, asks = [], [], 0
+    for case in cases:
+        d = index.resolve(MentionInfo(case.surface, "person", case.context, case.email))
+        cell = d.outcome
+        if d.outcome == "auto-link":
+            cell = "auto ok" if d.best.entity_id == case.truth else "auto WRONG"
+            if cell == "auto WRONG":
+                silent.append(f"{case.kind}: {case.surface!r} -> {d.best.name} ({case.detail})")
+        elif d.outcome == "ask":
+            asks += 1
+            shown = {c.entity_id for c in d.candidates}
+            cell = "ask (truth shown)" if case.truth in shown else "ask"
+        if case.truth is not None and cell != "auto ok":
+            missed.append(f"{case.kind}: {case.surface!r} for {names[case.truth]} -> {d.outcome}: {d.reason}")
+        by_kind[case.kind][cell] += 1
+        if case.kind == "typo" and _spells_real_name(case, names):
+            by_kind["typo (spells a real name)"][cell] += 1
+    kinds = {}
+    for kind, c in sorted(by_kind.items()):
+        n = sum(c.values())
+        autos = c["auto ok"] + c["auto WRONG"]
+        has_truth = kind.startswith(("typo", "namesake+evidence"))
+        kinds[kind] = {
+            "mentions": n,
+            **dict(c),
+            "auto_precision": c["auto ok"] / autos if autos else 1.0,
+            "auto_recall": c["auto ok"] / n if has_truth else None,
+            "silent_links": c["auto WRONG"],
+        }
+    return {
+        "known": len(kb),
+        "mentions": len(cases),
+        "questions_per_100": 100 * asks / len(cases) if cases else 0.0,
+        "by_kind": kinds,
+        "silent_links": silent,
+        "missed": missed,
+    }
+
+
+def print_namesakes(title: str, rep: dict) -> None:
+    print(f"\n### {title}\n")
+    print(f"{rep['mentions']} mentions against {rep['known']} known people; "
+          f"questions: **{rep['questions_per_100']:.1f} per 100 mentions**.\n")
+    print("| kind | mentions | auto ok | auto WRONG | ask (truth shown) | ask | new | auto precision | auto recall |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind, k in rep["by_kind"].items():
+        recall = "" if k["auto_recall"] is None else f"{k['auto_recall']:.4f}"
+        print(f"| {kind} | {k['mentions']} | {k.get('auto ok', 0)} | {k.get('auto WRONG', 0)} | "
+              f"{k.get('ask (truth shown)', 0)} | {k.get('ask', 0)} | {k.get('new', 0)} | "
+              f"{k['auto_precision']:.4f} | {recall} |")
+    silent = rep["silent_links"]
+    print(f"\nsilent links between different people: {len(silent)}" + "".join(f"\n- {s}" for s in silent[:25]))
+
+
 # --- report ------------------------------------------------------------------------
 
 
@@ -279,8 +376,15 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--fit", action="store_true", help="also fit weights on seed 7 and score them on --seed")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--only-namesakes", action="store_true", help="run section 4 alone (seconds)")
     args = ap.parse_args()
     out: dict = {"weights": DEFAULT_WEIGHTS.version}
+    out["namesakes"] = {"roster": run_namesakes(*ns.roster_set())}
+    pep = ns.pep_set()
+    out["namesakes"]["pep"] = run_namesakes(*pep) if pep else None
+    if args.only_namesakes:
+        _emit(out, args)
+        return 0
     rows = run_generated(args.people, args.mentions, args.seed)
     out["generated"] = generated_report(rows)
     if args.fit:
@@ -296,15 +400,26 @@ def main() -> int:
         out["keps"] = None
     if args.scale:
         out["latency"] = run_latency(args.scale, args.queries, args.seed)
+    _emit(out, args)
+    return 0
+
+
+def _emit(out: dict, args) -> None:
     if args.json:
         print(json.dumps(out, indent=2, default=str))
     else:
         print_report(out, args)
-    return 0
 
 
 def print_report(out: dict, args) -> None:
     print(f"## Entity resolution (weights `{out['weights']}`, thresholds auto 0.90 / ask 0.55)")
+    print_namesakes("Namesakes and typos: generated roster + real surname / given-name pairs", out["namesakes"]["roster"])
+    if out["namesakes"]["pep"] is None:
+        print(f"\n### Namesakes and typos: PEP people\n\nskipped: {ns.PEP_PEOPLE} not present")
+    else:
+        print_namesakes("Namesakes and typos: real names of 373 PEP authors", out["namesakes"]["pep"])
+    if "generated" not in out:
+        return
     print_generated(f"Generated variants: {args.people} people, seed {args.seed}", out["generated"])
     if "fitted" in out:
         print_generated(f"Same, with weights fitted on seed 7 (`{out['fitted']['version']}`)", out["generated_fitted"])

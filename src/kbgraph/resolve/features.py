@@ -17,6 +17,8 @@ Each feature is a pure function of the parsed mention and the candidate's parsed
   words ("Lee Fournier" / "Ana Lee Fournier").
 - rival: 1 when a word matched only approximately is itself another known entity's word
   ("Andres" for Andrew while an Andres exists).
+- namesake: 1 when a word matched by sound or by one typo looks like another person's name
+  rather than a slip (see `namesake_kind`): "Shaw" for Shah, "Anna" for Ana, "Larry" for Barry.
 - near: 1 when the whole names, spaces and hyphens ignored, are within one edit (two from
   12 letters): "deV ries", "Jean-uc".
 - phonetic: share of the mention's words whose metaphone or NYSIIS code a candidate word shares.
@@ -46,6 +48,7 @@ from ._optional import require
 from .model import FEATURE_NAMES, LOW_INFO, EntityProfile, Features, MentionInfo
 from .keys import ParsedName, email_local, normalize_email, parse_name, phonetic_codes, user_name_shapes
 from .nicknames import canonical_given_name
+from .roster import is_real_name
 
 
 _distance = require("rapidfuzz.distance")
@@ -97,6 +100,8 @@ class Alignment:
     conflict: bool
     partial: bool
     approximate: tuple[str, ...]  # mention words matched only by sound, a typo or a clipping
+    # (mention word, candidate word, candidate position) of the pairs matched by sound or one typo
+    respelt: tuple[tuple[str, str, int], ...] = ()
 
 
 def prepare(names: list[str], emails: tuple[str, ...], type_: str, context: frozenset[int]) -> Prepared:
@@ -162,6 +167,8 @@ def compute(m: MentionView, cand: Prepared, known_word: Callable[[str], bool] | 
     if mention.kind in ("handle", "email"):
         best = _as_identifier(best, shape)
     rival = known_word is not None and any(known_word(w) for w in best.approximate)
+    identifier = mention.kind in ("handle", "email")
+    namesake = not identifier and any(namesake_kind(a, b) for a, b, _ in best.respelt)
     jw_name = max(JaroWinkler.similarity(m.text, f.text) for f in cand.forms)
     jw_sorted = max(JaroWinkler.similarity(m.sorted_text, f.sorted_text) for f in cand.forms)
     if len(mention.tokens) == 1:  # one word ("Arjoon") is a first name or a surname: compare it with each
@@ -176,6 +183,7 @@ def compute(m: MentionView, cand: Prepared, known_word: Callable[[str], bool] | 
         conflict=float(best.conflict),
         partial=float(best.partial),
         rival=float(rival),
+        namesake=float(namesake),
         near=float(any(_near(mention.compact, f.parsed.compact) for f in cand.forms)),
         phonetic=_phonetic_share(mention, cand.codes),
         alias=1.0 if mention.compact in cand.compacts else 0.0,
@@ -193,8 +201,8 @@ def _as_identifier(a: Alignment, shape: bool) -> Alignment:
     """An @handle's or email's pieces are not name words: "mlee" against Martín Lee is no conflict,
     and a user-name shape ("jlin" for Jonathan Lin) accounts for the first and the last name."""
     if not shape:
-        return Alignment(a.mine, a.theirs, False, False, a.approximate)
-    return Alignment(max(a.mine, SHAPE), 1.0, False, False, a.approximate)
+        return Alignment(a.mine, a.theirs, False, False, a.approximate, a.respelt)
+    return Alignment(max(a.mine, SHAPE), 1.0, False, False, a.approximate, a.respelt)
 
 
 def _near(a: str, b: str) -> bool:
@@ -213,12 +221,17 @@ def align(mine: tuple[str, ...], theirs: tuple[str, ...]) -> Alignment:
     )
     got: dict[int, float] = {}
     used: set[int] = set()
+    respelt: list[tuple[str, str, int]] = []
     for score, i, j in pairs:
         if score <= 0:
             break
         if i not in got and j not in used:
             got[i] = score
             used.add(j)
+            # A clipping shortens a name ("Sam" for Samuel); a longer word that starts with the
+            # candidate's ("Leah" for Lea, "Elif" for Eli) is a respelling like a typo.
+            if score in (PHONETIC, TYPO) or (score == PREFIX and len(mine[i]) > len(theirs[j])):
+                respelt.append((mine[i], theirs[j], j))
     # A middle initial the other side lacks is noise, not evidence against: count words and matched letters.
     counted = [i for i, t in enumerate(mine) if len(t) > 1 or i in got]
     words = [i for i, t in enumerate(mine) if len(t) > 1]
@@ -231,7 +244,64 @@ def align(mine: tuple[str, ...], theirs: tuple[str, ...]) -> Alignment:
         conflict=len(got) < len(mine) and len(used) < len(theirs),
         partial=len(words) >= 2 and len(theirs) >= 2 and not edges,
         approximate=tuple(mine[i] for i, s in got.items() if s in (PHONETIC, TYPO, PREFIX)),
+        respelt=tuple(respelt),
     )
+
+
+# Why a respelt word is read as another person's name rather than a slip, as `namesake_kind` says it.
+NAMESAKE_WHY = {
+    "real": "another person's name",
+    "initial": "another first letter makes another name, not a slip",
+    "script": "one letter in a script without written vowels often makes another name",
+}
+
+
+def namesake_kind(mine: str, theirs: str) -> str | None:
+    """Whether `mine`, matched to `theirs` by sound or by one typo, is likely another person's name.
+
+    - "real": `mine` is itself a real given name or surname (resolve.roster): "Shaw" for Shah,
+      "Anna" for Ana, "Smyth" for Smith, "Meier" for Meyer, "Chan" for Chen;
+    - "initial": the first letter is replaced ("Larry" / "Barry", "Carl" / "Karl"): typists and OCR
+      rarely replace a name's first letter, while namesakes often differ there. A dropped first
+      letter ("antos" for Santos) is a slip.
+    - "script": a word in a script the resolver cannot spell in Latin letters (Arabic, Hebrew,
+      Cyrillic...): its roster cannot vouch for it, and where short vowels go unwritten one letter
+      is often another name (محمد Muhammad / محمود Mahmoud); when unsure, ask.
+    A slip in a longer Latin word ("Arjoon" / "Arjun", "Mehat" / "Mehta", "Kowalksi") is none. One letter
+    changed in a short name not on the roster ("Bokr" / "Bakr") is left to the score: on the
+    generated typos that rule asked about OCR slips far more often than it found a real name.
+    """
+    if mine == theirs:
+        return None
+    if is_real_name(mine):
+        return "real"
+    if mine[0] != theirs[0] and mine[1:] != theirs and theirs[1:] != mine:
+        return "initial"
+    if mine.isalpha() and not phonetic_codes(mine)[0]:
+        return "script"
+    return None
+
+
+def namesake_detail(m: MentionView, cand: Prepared) -> str | None:
+    """One line saying which word differs and why it reads as another person's name, e.g.
+    "surname differs (Shaw / Shah): another person's name"; None when no word does."""
+    if m.parsed.kind in ("handle", "email"):
+        return None
+    aligned = [(align(m.parsed.tokens, f.parsed.tokens), len(f.parsed.tokens)) for f in cand.forms]
+    best, size = max(aligned, key=lambda pair: pair[0].mine - pair[0].conflict)
+    for mine, theirs, j in best.respelt:
+        kind = namesake_kind(mine, theirs)
+        if kind:
+            role = "name" if size == 1 else "given name" if j == 0 else "surname" if j == size - 1 else "middle name"
+            return f"{role} differs ({mine.title()} / {theirs.title()}): {NAMESAKE_WHY[kind]}"
+    return None
+
+
+def describe_namesake(surface: str, names: list[str]) -> str | None:
+    """namesake_detail for a logged pair: the surface against the candidate's names (InvalidInput as
+    parse_name raises it)."""
+    return namesake_detail(MentionView.of(parse_name(surface), None, None, frozenset()),
+                           prepare(names, (), "", frozenset()))
 
 
 def _agreement(a: str, b: str, b_is_first: bool) -> float:

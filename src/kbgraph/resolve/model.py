@@ -20,6 +20,7 @@ class Features:
     conflict: float = 0.0
     partial: float = 0.0
     rival: float = 0.0
+    namesake: float = 0.0
     near: float = 0.0
     phonetic: float = 0.0
     alias: float = 0.0
@@ -84,6 +85,8 @@ class Candidate:
     features: Features
     capped_by: str | None = None  # the rule that lowered the score, if one did
     confirmed: bool = False  # the user said earlier that this surface names this entity
+    # What carried a link past a namesake rule ("surname differs (Shaw / Shah); linked on: same email").
+    evidence: str | None = None
 
 
 @dataclass(frozen=True)

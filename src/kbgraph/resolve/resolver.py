@@ -20,10 +20,19 @@ from functools import lru_cache
 
 from ..errors import InvalidInput
 from ._optional import require
-from .features import MentionView, Prepared, compute, prepare_profile
+from .features import MentionView, Prepared, compute, namesake_detail, prepare_profile
 from .keys import ParsedName, email_keys, name_keys, normalize_email, parse_name, surface_key
 from .model import Candidate, Decision, EntityProfile, MentionInfo
-from .scoring import DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, Thresholds, Weights, apply_rules, probability
+from .scoring import (
+    DEFAULT_THRESHOLDS,
+    DEFAULT_WEIGHTS,
+    NAMESAKE,
+    Thresholds,
+    Weights,
+    apply_rules,
+    namesake_evidence,
+    probability,
+)
 
 process = require("rapidfuzz.process")
 JaroWinkler = require("rapidfuzz.distance").JaroWinkler
@@ -168,10 +177,18 @@ class ResolverIndex:
         return ("t:" + word) in self._postings
 
     def _score(self, view: MentionView, entity_id: int, confirmed: bool) -> Candidate:
-        f = compute(view, self._prepared[entity_id], self._known_word)
+        prepared = self._prepared[entity_id]
+        f = compute(view, prepared, self._known_word)
         p = probability(f, self.weights)
         score, capped_by = apply_rules(p, f, self.thresholds)
-        return Candidate(entity_id, self._profiles[entity_id].name, score, p, f, capped_by, confirmed)
+        evidence = None
+        if f.namesake:  # say which word differs, and what (if anything) vouched for the link anyway
+            detail = namesake_detail(view, prepared) or NAMESAKE
+            if capped_by == NAMESAKE:
+                capped_by = detail
+            elif capped_by is None:
+                evidence = f"{detail}; linked on: {', '.join(namesake_evidence(f, self.thresholds))}"
+        return Candidate(entity_id, self._profiles[entity_id].name, score, p, f, capped_by, confirmed, evidence)
 
 
 def profile_keys(profile: EntityProfile) -> frozenset[str]:
@@ -211,8 +228,11 @@ def decide(surface: str, scored: list[Candidate], t: Thresholds) -> tuple[str, C
         # An address names one person however little the rest of the mention says.
         if best.features.low_info and rivals and best.features.email != 1.0:
             return "ask", best, f"{surface!r} says little and fits {_names([best, *rivals])}: which one?"
-        return "auto-link", best, f"score {best.score:.3f} >= {t.auto:.2f}"
+        carried = f"; {best.evidence}" if best.evidence else ""
+        return "auto-link", best, f"score {best.score:.3f} >= {t.auto:.2f}{carried}"
     if best.score >= t.ask:
+        if best.capped_by and " differs (" in best.capped_by:  # a namesake: say which word, plainly
+            return "ask", best, f"is {surface!r} {best.name}? {best.capped_by}, asked (score {best.score:.3f})"
         why = f" ({best.capped_by})" if best.capped_by else ""
         return "ask", best, f"is {surface!r} {best.name}? score {best.score:.3f}{why} is in the gray zone"
     return "new", None, f"best candidate {best.name} scores {best.score:.3f} < {t.ask:.2f}"

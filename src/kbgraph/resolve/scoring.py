@@ -46,7 +46,7 @@ class Weights:
 
 
 DEFAULT_WEIGHTS = Weights.from_dict(
-    "hand-2026.3",
+    "hand-2026.4",
     {
         "bias": -11.0,
         "jw_name": 1.0,  # whole-name similarity; weak alone (Jaro-Winkler loves shared prefixes)
@@ -56,6 +56,9 @@ DEFAULT_WEIGHTS = Weights.from_dict(
         "conflict": -4.0,  # a word on each side with no match: "Sam Li" / "Sam Ortiz" are two people
         "partial": -3.0,  # "Lee Fournier" for Ana Lee Fournier: maybe, maybe not
         "rival": -3.0,  # "Andres" for Andrew when an Andres exists: likely that other person
+        # "Shaw" for Shah: maybe another person. Mild, so the pair lands in the gray zone (the rule
+        # caps it there); a refit learns from answers how often such pairs are one person.
+        "namesake": -1.0,
         "near": 3.0,  # one slip in the whole name lifts it into the gray zone, or a spacing slip to a link
         "phonetic": 0.5,  # sounds alike; mostly already inside `tokens`
         "alias": 5.0,  # the exact name or a declared alias (spaces and hyphens aside)
@@ -104,8 +107,10 @@ def apply_rules(p: float, f: Features, thresholds: Thresholds) -> tuple[float, s
 
     The rules exist because a learnt weight can drift: string similarity alone must never
     auto-link a bare first name, initials, a differing surname, part of a longer name, a near-miss
-    of another known name, or an entity of another type. An exact name, alias or email is exempt
-    (a shared one is caught by resolver.decide), except across types.
+    of another known name, a spelling that is another person's name (a namesake: "Ravi Shaw" for
+    Ravi Shah), or an entity of another type. An exact name, alias or email is exempt (a shared one
+    is caught by resolver.decide), except across types. A namesake links only on independent
+    evidence (`namesake_evidence`).
     """
     exact = f.alias == 1.0 or f.email == 1.0
     if f.same_type == 0.0:
@@ -118,12 +123,37 @@ def apply_rules(p: float, f: Features, thresholds: Thresholds) -> tuple[float, s
         reason = "part of a longer name"
     elif f.rival:
         reason = "a word differs and is another entity's name"
+    elif f.namesake and not namesake_evidence(f, thresholds):
+        reason = NAMESAKE
     elif f.low_info and not (f.context_n >= thresholds.strong_context and f.tokens == 1.0):
         # Shared context may vouch for a bare first name spelt exactly, never for a near-miss.
         reason = "low-information name"
     else:
         return p, None
     return min(p, thresholds.cap), reason
+
+
+NAMESAKE = "a word differs and is another person's name"
+
+
+def namesake_evidence(f: Features, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> list[str]:
+    """The independent evidence that a respelt name is still this entity, in words; empty when none.
+
+    Only what the spelling cannot fake: the same address, the exact name or alias, a user-name
+    shape of theirs, or a note that shares two or more context ids with them (team, projects,
+    people named with them). One shared id is not enough: namesakes often sit in one team.
+    """
+    said = []
+    if f.email == 1.0:
+        said.append("same email address")
+    if f.alias == 1.0:
+        said.append("their exact name or alias")
+    if f.handle == 1.0:
+        said.append("a user name of theirs")
+    if f.context_n >= thresholds.strong_context:
+        shared = round(f.context_n * 3)  # context_n saturates at 3 shared ids
+        said.append(f"{shared}{'+' if shared == 3 else ''} shared context ids (team, projects, people named with them)")
+    return said
 
 
 # --- refitting -------------------------------------------------------------------
