@@ -88,8 +88,8 @@ def test_an_unknown_target_is_reported_listed_and_links_once_the_entity_appears(
     assert "works-with" in graph and "Nobody Here" not in graph, "no phantom end in the graph"
     listed = kbg(vault, "entity", "relations", "Ana Ruiz")
     assert [r["type"] for r in listed["relations"]] == ["works-with"] and listed["unresolved"] == [
-        {"type": "mentors", "target": "Nobody Here", "page": "people/ana-ruiz.md", "line": 12}]
-    assert ("1 relation target not found: [[Nobody Here]] in people/ana-ruiz.md line 12 (kept by name"
+        {"type": "mentors", "target": "Nobody Here", "page": "people/ana-ruiz.md", "line": 12, "why": "not found"}]
+    assert ("1 relation target not linked: [[Nobody Here]] in people/ana-ruiz.md line 12 (kept by name"
             in run_kbg("index", "--vault", str(vault)).stdout)
     human = run_kbg("entity", "relations", "Ana Ruiz", "--vault", str(vault)).stdout
     assert "unresolved: mentors [[Nobody Here]] (people/ana-ruiz.md line 12)" in human
@@ -220,8 +220,22 @@ def test_an_exported_phantom_target_is_written_back_as_a_waiting_line_not_create
         ANA + "\n## Relations\n\n- reports-to [[Ben Ortiz]]\n- mentors [[Nobody Here]] — weekly\n")
     kbg(fresh, "person", "find", "Nobody Here", code=1)
     assert kbg(fresh, "entity", "relations", "Ana Ruiz")["unresolved"] == [
-        {"type": "mentors", "target": "Nobody Here", "page": "people/ana-ruiz.md", "line": 13}]
+        {"type": "mentors", "target": "Nobody Here", "page": "people/ana-ruiz.md", "line": 13, "why": "not found"}]
     files, rows = tree_digest(fresh), _rows(fresh)
     again = kbg(fresh, "import", str(out))
     assert (again["lines_written"], again["pages_edited"], again["created_entities"]) == (0, [], 0)
     assert tree_digest(fresh) == files and _rows(fresh) == rows
+
+
+def test_an_ambiguous_target_is_listed_as_unresolved_too(tmp_path):
+    vault = _vault(tmp_path / "v")
+    for name in ("Sam Li", "Sam Ortiz"):
+        (vault / f"people/{name.lower().replace(' ', '-')}.md").write_text(f"---\ntype: person\n---\n# {name}\n")
+    (vault / "people/ana-ruiz.md").write_text(ANA + "\n## Relations\n\n- reports-to [[Sam]]\n")
+    (vault / "meetings/sync.md").unlink()  # its `attendees: [Sam]` would name a Sam of its own
+    result = run_kbg("index", "--vault", str(vault))
+    assert "warning: people/ana-ruiz.md:12: relation target ambiguous: reports-to [[Sam]]: 'Sam' matches" in result.stderr
+    assert "1 relation target not linked: [[Sam]] in people/ana-ruiz.md line 12 (ambiguous)" in result.stdout
+    assert kbg(vault, "entity", "relations", "Ana Ruiz")["unresolved"] == [
+        {"type": "reports-to", "target": "Sam", "page": "people/ana-ruiz.md", "line": 12, "why": "ambiguous"}]
+    assert all(e["name"] != "Sam" for e in kbg(vault, "entity", "list")["entities"])

@@ -124,8 +124,8 @@ def relations(name, type_name, include_expired, as_of, limit, vault, as_json, fm
               title=f"Relations of {data['entity']}{shown}", empty_message=_nothing_current(data, type_name))
     if fmt == "table" and not fields:
         for item in data["unresolved"]:
-            print(f"unresolved: {item['type']} [[{item['target']}]] ({item['page']} line {item['line']}): "
-                  "no entity of that name yet")
+            why = "more than one entity has that name" if item["why"] == "ambiguous" else "no entity of that name yet"
+            print(f"unresolved: {item['type']} [[{item['target']}]] ({item['page']} line {item['line']}): {why}")
 
 
 def _nothing_current(data: dict, type_name: str | None) -> str:

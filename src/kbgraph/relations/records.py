@@ -230,7 +230,9 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
     try:
         other = find_entity(store, line["target"], hint)
     except Ambiguous as exc:
-        raise InvalidInput(f"{exc}; write the full name in [[...]]") from None
+        why = str(exc).removeprefix("ambiguous: ")
+        raise InvalidInput(f"{_UNRESOLVED_AMBIGUOUS}{line['type']} [[{line['target']}]]: {why}; write the full name "
+                           "in [[...]]") from None
     except NotFound:
         if not stems:
             for entity in store.list_entities(LOCAL):
@@ -252,7 +254,9 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
 
 
 _UNRESOLVED = "relation target not found: "
-_UNRESOLVED_TARGET = re.compile(r"^relation target not found: (?P<type>\S+) \[\[(?P<target>[^\[\]]+)\]\]")
+_UNRESOLVED_AMBIGUOUS = "relation target ambiguous: "
+_UNRESOLVED_TARGET = re.compile(
+    r"^relation target (?P<why>not found|ambiguous): (?P<type>\S+) \[\[(?P<target>[^\[\]]+)\]\]")
 
 
 def unresolved_reason(type_name: str, target: str) -> str:
@@ -268,11 +272,12 @@ def unresolved_summary(problems) -> str | None:
         match = _UNRESOLVED_TARGET.match(problem.reason)
         path, _, line = problem.path.rpartition(":")
         if match and line.isdigit():
-            found.append(f"[[{match['target']}]] in {path} line {line}")
+            ambiguous = " (ambiguous)" if match["why"] == "ambiguous" else ""
+            found.append(f"[[{match['target']}]] in {path} line {line}{ambiguous}")
     if not found:
         return None
     shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
-    return (f"{len(found)} relation target{'s' if len(found) != 1 else ''} not found: {shown} (kept by name; "
+    return (f"{len(found)} relation target{'s' if len(found) != 1 else ''} not linked: {shown} (kept by name; "
             "linked on the index after a page or alias names them)")
 
 
@@ -283,7 +288,8 @@ def unresolved_targets(store: Store, page_paths: list[str]) -> list[dict]:
         path, _, line = problem.path.rpartition(":")
         found = _UNRESOLVED_TARGET.match(problem.reason) if path in page_paths and line.isdigit() else None
         if found:
-            out.append({"type": found["type"], "target": found["target"], "page": path, "line": int(line)})
+            out.append({"type": found["type"], "target": found["target"], "page": path, "line": int(line),
+                        "why": found["why"]})
     return sorted(out, key=lambda u: (u["page"], u["line"]))
 
 
