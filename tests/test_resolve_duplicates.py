@@ -205,3 +205,16 @@ def test_same_as_to_itself_or_in_a_cycle_leaves_one_entity_and_no_loop(tmp_path)
     ben = kbg(vault, "person", "find", "Ben Ray")
     assert kbg(vault, "person", "find", "Bo Ray")["entity"]["id"] == ben["entity"]["id"]
     assert sorted(ben["pages"]) == ["people/b.md", "people/c.md"]
+
+
+def test_two_pages_of_one_name_with_other_emails_are_reported_as_maybe_two_people(tmp_path):
+    vault = tmp_path / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "people/john-smith.md").write_text(_page("John Smith", email="john@acme.io"))
+    (vault / "people/john-smith-2.md").write_text(_page("John Smith", email="jsmith@other.org"))
+    (vault / "people/ana-lee.md").write_text(_page("Ana Lee", email="ana@acme.io"))
+    (vault / "people/ana-lee-2.md").write_text(_page("Ana Lee", role="Engineer"))  # nothing contradicts
+    index_vault(vault, embed="later")
+    found = kbg(vault, "resolve", "duplicates")
+    assert [item["pages"] for item in found["namesake_pages"]] == [["people/john-smith-2.md", "people/john-smith.md"]]
+    assert "email disagree" in found["namesake_pages"][0]["explain"]

@@ -87,7 +87,10 @@ def duplicates(vault, as_json) -> None:
     render_table(result["asked"], [("id", "Id"), ("page", "Page"), ("same_as_page", "Same as"),
                                    ("probability", "P"), ("explain", "Why")],
                  f"Likely duplicate pages: {len(result['asked'])} new questions", "no new likely duplicates")
-    print(f"{result['pages']:,} pages, {result['comparisons']:,} pairs compared of {result['all_pairs']:,}"
+    for item in result["namesake_pages"]:
+        click.echo(f"warning: {' and '.join(item['pages'])} are one entity by their name ({item['name']}) but may be "
+                   f"two: {item['explain']}; give one page another name to separate them", err=True)
+    print(f"{result['pages']:,} entities with a page, {result['comparisons']:,} pairs compared of {result['all_pairs']:,}"
           f" ({result['seconds']:.2f} s); answer with `kbg resolve confirm ID` or `kbg resolve reject ID`")
 
 

@@ -23,7 +23,9 @@ from typing import Callable
 from ..access import LOCAL, Access
 from ..errors import InvalidInput
 from .duplicate_questions import DUPLICATE_KIND
-from .duplicates import MODEL_VERSION, DuplicatePair, DuplicateRecord, find_duplicates
+from .duplicates import (
+    MODEL_VERSION, PROPOSE_WEIGHT, DuplicatePair, DuplicateRecord, find_duplicates, normalise, score_pair,
+)
 from .keys import surface_key
 from ..store.base import Store
 from ..workspace import Workspace
@@ -57,9 +59,36 @@ def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None =
             surface, candidate = _oriented(pair)
             row = _question_row(pair, surface, candidate, now)
             asked.append({"id": store.add_decision(row), **_summary(pair, surface, candidate)})
-    return {"asked": asked, "pages": search.records, "comparisons": search.comparisons,
+    return {"asked": asked, "namesake_pages": namesake_pages(store, access), "pages": search.records, "comparisons": search.comparisons,
             "all_pairs": search.records * (search.records - 1) // 2, "skipped_blocks": search.skipped_blocks,
             "seconds": round(search.seconds, 3)}
+
+
+MAX_PAGES_PER_NAME = 20  # pages of one name compared with each other (a name on more pages is rare)
+
+
+def namesake_pages(store: Store, access: Access = LOCAL) -> list[dict]:
+    """Pages that are one entity because they carry one name, but whose attributes say two people (an
+    email or birth date that differs, and the model's weight below the line): they are reported, never
+    split, since the name is the user's; giving one page another name (or `aliases`) separates them."""
+    from collections import defaultdict
+    from itertools import combinations
+
+    from ..entities.assemble import entity_key
+
+    by_key: dict[str, list] = defaultdict(list)
+    for claim in store.all_claims():
+        if claim.role == "page":
+            by_key[entity_key(claim.type, claim.name)].append(claim)
+    found = []
+    for claims in by_key.values():
+        pages = [normalise(DuplicateRecord(c.doc_path, c.type, c.name, c.aliases, c.attributes, c.doc_path))
+                 for c in claims[:MAX_PAGES_PER_NAME]]
+        for a, b in combinations(pages, 2):
+            pair = score_pair(a, b)
+            if pair.weight < PROPOSE_WEIGHT and any(not c.agrees for c in pair.comparisons if c.attribute != "name"):
+                found.append({"name": a.record.name, "pages": [a.record.id, b.record.id], "explain": pair.explain()})
+    return [f for f in found if all(store.get_document(access, path=p) is not None for p in f["pages"])]
 
 
 def _pair_key(surface: DuplicateRecord, candidate: DuplicateRecord) -> tuple[str, str]:
