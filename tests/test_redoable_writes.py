@@ -160,3 +160,26 @@ def test_unrelate_run_again_after_it_removed_the_relation_reports_it_removed(ind
     again = kbg(indexed_vault, "entity", "unrelate", *args)
     assert again["removed"] and again["already"]
     kbg(indexed_vault, "entity", "unrelate", "Ana Lima", "--type", "works-with", "--target", "Sam Ortiz", code=1)
+
+
+@pytest.mark.parametrize("step", ["kbgraph.ingest.pipeline:refresh_index",  # merge deleted, nothing re-read
+                                  "kbgraph.entities.merging:_give_relations_back",  # re-indexed, relations not back
+                                  "kbgraph.entities.merging:_restate_on_pages"])  # relations back, page line not
+def test_an_unmerge_killed_between_its_steps_is_completed_by_running_it_again(indexed_vault, step):
+    """unmerge deleted the merge, and its undo data with it, in its first transaction: a kill after it
+    left the relations the merge moved with the other entity, and running it again said "was not merged"."""
+    vault = indexed_vault
+    kbg(vault, "entity", "relate", "Sam Ortiz", "--type", "mentors", "--target", "Lena Fischer")
+    kbg(vault, "entity", "relate", "Sam Li", "--type", "collaborates-with", "--target", "Sam Ortiz")
+    kbg(vault, "entity", "merge", "Sam Ortiz", "Sam Li")
+    killed_at(step, vault, "entity", "unmerge", "Sam Ortiz")
+    result = kbg(vault, "entity", "unmerge", "Sam Ortiz")
+    assert (result["unmerged"], result["from"]) == ("Sam Ortiz", "Sam Li")
+    rels = {(r["type"], r["target"]) for r in kbg(vault, "entity", "relations", "Sam Ortiz")["relations"]}
+    assert ("mentors", "Lena Fischer") in rels
+    assert (vault / "people/sam-li.md").read_text().count("- collaborates-with [[Sam Ortiz]]") == 1
+    assert "Sam Ortiz" not in kbg(vault, "person", "find", "Sam Li")["entity"]["aliases"]
+    assert "was not merged" in kbg(vault, "entity", "unmerge", "Sam Ortiz", code=1)["error"], "done: nothing pending"
+    unmerged = [d for d in kbg(vault, "resolve", "log", "--outcome", "rejected")["decisions"]
+                if d["surface"] == "Sam Ortiz"]
+    assert len(unmerged) == 1, "the pair is remembered once"

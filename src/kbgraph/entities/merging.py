@@ -8,6 +8,7 @@ duplicates collapsing and self-relations dropped.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 from ..access import LOCAL
@@ -39,6 +40,7 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
     for entity in (merged, into):
         if entity.status != "active":
             raise InvalidInput(f"{entity.name!r} was merged away already; merge into the entity it became")
+    _refuse_a_cycle(store, merged, into)
     now = now_iso()
     with write_lock(ws.root):
         with store.transaction():
@@ -61,6 +63,24 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
                                    for r in outcome["self_loops_dropped"]],
         "pages_edited": sorted(edited),
     }
+
+
+def _refuse_a_cycle(store: Store, merged, into) -> None:
+    """A merge of A into B, where B (or the entity B was merged into, and so on) was merged into A already,
+    would close a cycle: the recorded merges say so even before a re-index (a merge killed before its
+    re-index leaves B its own entity in the index, which the name lookup alone would not catch)."""
+    recorded = {m.from_key: m for m in store.merges()}
+    merged_key, key, seen = entity_key(merged.type, merged.name), entity_key(into.type, into.name), set()
+    if merged_key in recorded:
+        raise InvalidInput(f"{merged.name!r} was merged into {recorded[merged_key].into_name!r} already; "
+                           "unmerge it first to merge it elsewhere", param="merged_name")
+    while key in recorded and key not in seen:
+        seen.add(key)
+        if recorded[key].into_key == merged_key:
+            raise InvalidInput(f"{into.name!r} was merged into {merged.name!r} already: they are one entity; "
+                               f"merging {merged.name!r} into it would make a cycle", param="into_name",
+                               hint="unmerge it first to reverse the merge")
+        key = recorded[key].into_key
 
 
 def _recorded_merge(store: Store, merged_name: str, merged) -> Merge | None:
@@ -93,29 +113,73 @@ def unmerge_entity(ws: Workspace, merged_name: str) -> dict:
     """Undo `kbg entity merge MERGED INTO`: MERGED is its own entity again, with its aliases, its
     mentions and the relations that came from it. Its page's relation lines are re-read on the
     re-index; relations that live only in the index move back as the merge recorded them.
-    The pair is remembered as "not the same", so entity resolution never merges them again."""
+    The pair is remembered as "not the same", so entity resolution never merges them again.
+
+    Redoable: the merge's undo data is moved, in the transaction that deletes the merge, to a pending
+    unmerge (meta UNMERGING), which says how far the steps got and is cleared by the last one; run
+    again after a kill at any point, the unmerge resumes there (each step is idempotent) instead of
+    saying the entity was not merged."""
     from ..ingest.pipeline import refresh_index
 
     store = ws.store
-    record = _merge_record(store, merged_name)
-    merge, undo = record["merge"], record["undo"]
-    now = now_iso()
+    pending = _pending_unmerge(store, merged_name)
+    if pending is None:
+        record = _merge_record(store, merged_name)
+        merge, now = record["merge"], now_iso()
+        with write_lock(ws.root):
+            with store.transaction():
+                pending = {"merge": asdict(merge), "undo": record["undo"], "at": now,
+                           "into_id": store.entity_ids_by_key().get(merge.into_key)}
+                store.delete_merge(merge.from_key)
+                store.add_decision({"surface": merge.from_name, "surface_key": _surface_key(merge.from_name),
+                                    "surface_type": merge.from_type, "candidate_key": merge.into_key,
+                                    "candidate_name": merge.into_name, "outcome": "rejected", "decided_by": "user",
+                                    "features": {"unmerged": True}, "created_at": now, "decided_at": now})
+                store.set_meta("entities_dirty", "1")
+                _save_pending(store, merge.from_key, pending)
+    merge, into = Merge(**pending["merge"]), pending["into_id"]
     with write_lock(ws.root):
-        with store.transaction():
-            into = store.entity_ids_by_key().get(merge.into_key)
-            store.delete_merge(merge.from_key)
-            store.add_decision({"surface": merge.from_name, "surface_key": _surface_key(merge.from_name),
-                                "surface_type": merge.from_type, "candidate_key": merge.into_key,
-                                "candidate_name": merge.into_name, "outcome": "rejected", "decided_by": "user",
-                                "features": {"unmerged": True}, "created_at": now, "decided_at": now})
-            store.set_meta("entities_dirty", "1")
         refresh_index(ws)
         from_id = store.entity_ids_by_key().get(merge.from_key)
-        restored, to_page = _give_relations_back(store, undo, into, from_id, ws.config.vocabulary.symmetric_names(),
-                                                 now)
-    restored += _restate_on_pages(ws, to_page, into, from_id)
+        if "to_page" not in pending:
+            with store.transaction():
+                restored, to_page = _give_relations_back(store, pending["undo"], into, from_id,
+                                                         ws.config.vocabulary.symmetric_names(), pending["at"])
+                pending = {**pending, "restored": restored, "to_page": to_page}
+                _save_pending(store, merge.from_key, pending)
+    restored = pending["restored"] + _restate_on_pages(ws, pending["to_page"], into, from_id)
+    with store.transaction():
+        _save_pending(store, merge.from_key, None)
     return {"unmerged": merge.from_name, "from": merge.into_name, "type": merge.from_type,
             "relations_restored": restored}
+
+
+UNMERGING = "unmerging"  # meta: from key -> an unmerge begun and not finished (its merge, undo data, progress)
+
+
+def _pending_unmerge(store: Store, name: str) -> dict | None:
+    from .names import name_key
+
+    wanted = name_key(name)
+    return next((p for p in _all_pending(store).values() if name_key(p["merge"]["from_name"]) == wanted), None)
+
+
+def _all_pending(store: Store) -> dict[str, dict]:
+    import json
+
+    return json.loads(store.get_meta(UNMERGING) or "{}")
+
+
+def _save_pending(store: Store, from_key: str, pending: dict | None) -> None:
+    """Inside the caller's transaction: record (or, with None, clear) the pending unmerge of from_key."""
+    import json
+
+    everything = _all_pending(store)
+    if pending is None:
+        everything.pop(from_key, None)
+    else:
+        everything[from_key] = pending
+    store.set_meta(UNMERGING, json.dumps(everything, sort_keys=True))
 
 
 def _surface_key(name: str) -> str:
@@ -143,7 +207,8 @@ def _merge_record(store: Store, name: str) -> dict:
 
 def _give_relations_back(store: Store, undo: dict, into_id: int | None, from_id: int | None, symmetric,
                          now: str) -> tuple[int, list[dict]]:
-    """Re-point the index-only relations the merge moved; re-create those it collapsed or dropped.
+    """Inside the caller's transaction: re-point the index-only relations the merge moved; re-create those
+    it collapsed or dropped (each only if not done already, so running it again changes nothing).
     Page relations the merge left on a page come back with the re-index; the lines it took out of a
     page (they would have related the entity to itself) are returned, to be written back."""
     if into_id is None or from_id is None:
@@ -157,26 +222,25 @@ def _give_relations_back(store: Store, undo: dict, into_id: int | None, from_id:
             source, target = target, source
         return source, target
 
-    with store.transaction():
-        for item in undo["moved"]:
-            row = store.relation_by_id(item["id"])
-            if row is None or row["origin"] == "page" or item["ends"] is None:
-                continue
-            ends = [e for e in ("source", "target") if row[f"{e}_id"] == into_id]  # the end that was merged
-            source, target = ends_of(row, ends)
-            if len(ends) == 1 and store.get_relation(source, target, row["type"]) is None:
-                store.repoint_relation(row["id"], source, target, now)
-                restored += 1
-        for item in undo["collapsed"] + undo["dropped"]:
-            if item["origin"] == "page":
-                continue
-            source, target = ends_of(item, item["ends"])
-            if source == target or store.get_relation(source, target, item["type"]) is not None:
-                continue
-            store.restore_relation({**item, "source_id": source, "target_id": target})
-            if item.get("twin"):
-                store.reduce_strength(item["twin"], item["strength"] or 1)
+    for item in undo["moved"]:
+        row = store.relation_by_id(item["id"])
+        if row is None or row["origin"] == "page" or item["ends"] is None:
+            continue
+        ends = [e for e in ("source", "target") if row[f"{e}_id"] == into_id]  # the end that was merged
+        source, target = ends_of(row, ends)
+        if len(ends) == 1 and store.get_relation(source, target, row["type"]) is None:
+            store.repoint_relation(row["id"], source, target, now)
             restored += 1
+    for item in undo["collapsed"] + undo["dropped"]:
+        if item["origin"] == "page":
+            continue
+        source, target = ends_of(item, item["ends"])
+        if source == target or store.get_relation(source, target, item["type"]) is not None:
+            continue
+        store.restore_relation({**item, "source_id": source, "target_id": target})
+        if item.get("twin"):
+            store.reduce_strength(item["twin"], item["strength"] or 1)
+        restored += 1
     return restored, to_page
 
 
