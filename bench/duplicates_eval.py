@@ -296,7 +296,8 @@ def run_vault(count: int, seed: int) -> dict:
         (root / "people").mkdir(parents=True)
         for r in records:
             front = {"type": "person", "name": r.name, **dict(r.attributes)}
-            (root / "people" / f"{r.id}.md").write_text(f"---\n{yaml.safe_dump(front, sort_keys=False)}---\n# {r.name}\n")
+            text = f"---\n{yaml.safe_dump(front, sort_keys=False)}---\n# {r.name}\n"
+            (root / "people" / f"{r.id}.md").write_text(text)
         started = time.perf_counter()
         index_vault(root, embed="later")
         indexed = time.perf_counter() - started

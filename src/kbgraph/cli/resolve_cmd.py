@@ -90,7 +90,8 @@ def duplicates(vault, as_json) -> None:
     for item in result["namesake_pages"]:
         click.echo(f"warning: {' and '.join(item['pages'])} are one entity by their name ({item['name']}) but may be "
                    f"two: {item['explain']}; give one page another name to separate them", err=True)
-    print(f"{result['pages']:,} entities with a page, {result['comparisons']:,} pairs compared of {result['all_pairs']:,}"
+    print(f"{result['pages']:,} entities with a page, {result['comparisons']:,} pairs compared"
+          f" of {result['all_pairs']:,}"
           f" ({result['seconds']:.2f} s); answer with `kbg resolve confirm ID` or `kbg resolve reject ID`")
 
 

@@ -54,8 +54,8 @@ def add_list_value(text: str, body_offset: int, key: str, value: str) -> str:
 
 def _append_item(raw: str, key: str, value: str) -> str:
     lines = raw.splitlines(keepends=True)
-    head = next((i for i, ln in enumerate(lines) if re.match(rf"{re.escape(key)}[ \t]*:[ \t]*(#.*)?$", ln.rstrip("\n"))),
-                None)
+    key_line = re.compile(rf"{re.escape(key)}[ \t]*:[ \t]*(#.*)?$")
+    head = next((i for i, ln in enumerate(lines) if key_line.match(ln.rstrip("\n"))), None)
     if head is None:
         raise InvalidInput(f"the page's `{key}:` is not a block list; add {value} to it by hand",
                            hint=f"or write it as a list: `{key}:` then one `- ` line per value")

@@ -59,7 +59,8 @@ def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None =
             surface, candidate = _oriented(pair)
             row = _question_row(pair, surface, candidate, now)
             asked.append({"id": store.add_decision(row), **_summary(pair, surface, candidate)})
-    return {"asked": asked, "namesake_pages": namesake_pages(store, access), "pages": search.records, "comparisons": search.comparisons,
+    return {"asked": asked, "namesake_pages": namesake_pages(store, access), "pages": search.records,
+            "comparisons": search.comparisons,
             "all_pairs": search.records * (search.records - 1) // 2, "skipped_blocks": search.skipped_blocks,
             "seconds": round(search.seconds, 3)}
 
