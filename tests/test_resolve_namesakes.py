@@ -168,3 +168,36 @@ def test_a_known_name_in_any_case_is_never_its_own_namesake(words, case):
     d = ResolverIndex([EntityProfile(1, "person", name)]).resolve(MentionInfo(case(name), "person"))
     assert d.best is not None and not d.best.features.namesake
     assert d.outcome == "auto-link" or d.best.features.info <= 0.5  # all-caps short words read as initials
+
+
+# --- explain: the log rows say why ------------------------------------------------------
+
+
+def _row(surface, name, outcome, **features):
+    return {"surface": surface, "candidate_name": name, "outcome": outcome, "features": features}
+
+
+def test_a_logged_namesake_question_says_which_word_and_why():
+    from kbgraph.resolve.explain import explain_decision
+
+    f = ResolverIndex([RAVI]).resolve(MentionInfo("Ravi Shaw", "person")).best.features.as_dict()
+    assert explain_decision(_row("Ravi Shaw", "Ravi Shah", "asked", **f)) == (
+        "surname differs (Shaw / Shah): another person's name, asked"
+    )
+
+
+def test_a_logged_namesake_link_says_which_evidence_carried_it():
+    from kbgraph.resolve.explain import explain_decision, with_reasons
+
+    d = ResolverIndex([RAVI]).resolve(MentionInfo("Ravi Shaw", "person", frozenset({10, 11, 12})))
+    row = _row("Ravi Shaw", "Ravi Shah", "auto-linked", **d.best.features.as_dict())
+    assert explain_decision(row) == (
+        "surname differs (Shaw / Shah): another person's name; linked on: "
+        "3+ shared context ids (team, projects, people named with them)"
+    )
+    assert with_reasons([row])[0]["why"] == explain_decision(row)
+    # Rows logged by older versions (no namesake feature) and rows with no candidate still explain.
+    assert explain_decision(_row("Dan", "Dana Kowalski", "asked", tokens=0.6, info=0.3, same_type=1.0)) == (
+        "names disagree, asked"
+    )
+    assert explain_decision({"surface": "Zed", "candidate_name": None, "outcome": "new", "features": {}})

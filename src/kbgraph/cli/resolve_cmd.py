@@ -8,7 +8,7 @@ from .common import json_option, list_options, open_workspace, vault_option
 from .output import emit_result
 
 _FIELDS = ("id", "surface", "surface_key", "surface_type", "candidate_key", "candidate_name", "score", "features",
-           "outcome", "decided_by", "doc_path", "created_at", "decided_at")
+           "outcome", "decided_by", "doc_path", "created_at", "decided_at", "why")
 
 
 @click.group("resolve")
@@ -22,11 +22,12 @@ def resolve() -> None:
 def pending(vault, as_json, fmt, fields) -> None:
     """Questions waiting for an answer: is this name that entity?"""
     from ..resolve.answers import pending as find
+    from ..resolve.explain import with_reasons
     from .output import emit_rows, resolve_format
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        rows = find(ws.store)
+        rows = with_reasons(find(ws.store))
     if fmt == "table" and not fields:
         _print_questions(rows)
         return
@@ -50,6 +51,7 @@ def _print_questions(rows: list[dict]) -> None:
         seen = f"  [dim](in {escape(r['doc_path'])})[/dim]" if r["doc_path"] else ""
         console.print(f"#{r['id']}  {escape(repr(r['surface']))} == {escape(r['candidate_name'] or '?')} "
                       f"(P={r['score']:.2f})?{seen}", highlight=False)
+        console.print(f"    [dim]{escape(r['why'])}[/dim]", highlight=False)
     if rows:
         console.print("[dim]answer with `kbg resolve confirm ID` or `kbg resolve reject ID`[/dim]")
 
@@ -102,14 +104,15 @@ def duplicates(vault, as_json) -> None:
 @list_options
 def log(outcome, vault, as_json, fmt, fields) -> None:
     """Every resolution decision, oldest first: the data `kbg resolve calibrate` learns from."""
+    from ..resolve.explain import with_reasons
     from .output import emit_rows, resolve_format
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        rows = ws.store.decisions(ws.access, outcome)
+        rows = with_reasons(ws.store.decisions(ws.access, outcome))
     emit_rows(rows, fmt, fields, {"count": len(rows)}, "decisions",
               [("id", "Id"), ("surface", "Name"), ("candidate_name", "Entity"), ("score", "P"),
-               ("outcome", "Outcome"), ("decided_by", "By")],
+               ("outcome", "Outcome"), ("decided_by", "By"), ("why", "Why")],
               row_keys=_FIELDS, title="Resolution decisions", empty_message="no decisions logged")
 
 
