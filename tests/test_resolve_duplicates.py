@@ -94,6 +94,8 @@ def test_confirm_adds_one_frontmatter_line_and_the_link_survives_a_full_index(du
     kbg(dup_vault, "resolve", "confirm", str(qid))  # confirming again changes nothing
     assert (dup_vault / "people/jon-smith.md").read_text() == after
     assert kbg(dup_vault, "resolve", "duplicates")["asked"] == []
+    # The name scorer is not refitted on a duplicate-page answer: its features are another model's.
+    assert "has 0 usable" in kbg(dup_vault, "resolve", "calibrate", "--dry-run", code=1)["error"]
 
 
 def test_a_rejected_pair_is_never_asked_again(dup_vault):

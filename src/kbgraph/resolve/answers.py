@@ -171,12 +171,14 @@ def _question(store: Store, access: Access, decision_id: int, answering: str) ->
 def calibrate(store: Store, config, dry_run: bool = False) -> dict:
     """Refit the weights from confirmed and rejected decisions; report both models on those answers."""
     from ..relations.records import now_iso
+    from .duplicate_questions import is_duplicate_question
     from .features import Features
     from .scoring import Example, calibration_report, fit
 
     examples = [Example(Features.from_dict(d["features"]), d["outcome"] == "confirmed")
                 for d in store.decisions(LOCAL) if d["outcome"] in ("confirmed", "rejected") and d["features"]
-                and not d["features"].get("unmerged") and "kind" not in d["features"]]  # duplicate pages: other model
+                and not d["features"].get("unmerged")
+                and not is_duplicate_question(d)]  # two pages compared by another model (resolve/duplicates.py)
     labels = {e.same for e in examples}
     if len(examples) < 2 or labels != {True, False}:
         raise InvalidInput(f"calibration needs confirmed and rejected answers; the log has {len(examples)} "
