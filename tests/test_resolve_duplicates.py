@@ -220,3 +220,12 @@ def test_two_pages_of_one_name_with_other_emails_are_reported_as_maybe_two_peopl
     found = kbg(vault, "resolve", "duplicates")
     assert [item["pages"] for item in found["namesake_pages"]] == [["people/john-smith-2.md", "people/john-smith.md"]]
     assert "email disagree" in found["namesake_pages"][0]["explain"]
+
+
+def test_bad_names_and_values_are_compared_without_error():
+    records = [_rec("a", "😀"), _rec("b", "محمد علي", email="nope", dob="not a date", phone="abc"),
+               _rec("c", "محمد علي", email="m@x.io", address=["1 Oak St", 7]), _rec("d", "J. S."),
+               _rec("e", "INADA Naoki", email="inada@python.org"), _rec("f", "Inada Naoki", email="INADA@python.org"),
+               _rec("g", "", dob=19800101)]
+    pairs = {(p.left.id, p.right.id) for p in find_duplicates(records).pairs}
+    assert pairs == {("b", "c"), ("e", "f")}, "an RTL name agrees with itself; all-caps is the same name"
