@@ -201,3 +201,13 @@ def test_a_logged_namesake_link_says_which_evidence_carried_it():
         "names disagree, asked"
     )
     assert explain_decision({"surface": "Zed", "candidate_name": None, "outcome": "new", "features": {}})
+
+
+def test_capping_a_namesake_does_not_hand_the_link_to_another_near_miss():
+    # Both fit "Alexander Maisford" (two slips from Maruford, one letter from Kaisford): before the
+    # namesake rule both scored above auto-link and were asked about; the cap must not make Maruford win.
+    index = ResolverIndex([EntityProfile(1, "person", "Alexander Maruford"),
+                           EntityProfile(2, "person", "Alexander Kaisford")])
+    d = index.resolve(MentionInfo("Alexander Maisford", "person"))
+    assert d.outcome == "ask" and {1, 2} <= {c.entity_id for c in d.candidates}, d.reason
+    assert index.resolve(MentionInfo("Alexander Maruford", "person")).outcome == "auto-link"  # exact: no question

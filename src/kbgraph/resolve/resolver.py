@@ -223,6 +223,13 @@ def decide(surface: str, scored: list[Candidate], t: Thresholds) -> tuple[str, C
     best = scored[0]
     if len(above) > 1:
         return "ask", best, f"{_names(above)} all score above {t.auto:.2f} for {surface!r}: which one?"
+    if above and best.features.alias != 1.0 and best.features.email != 1.0:
+        # A namesake capped below auto-link still fits the name as well as the best does
+        # ("Maisford": Maruford by two slips, Kaisford by one letter): the cap must not hand the link
+        # to the other one silently.
+        close = [c for c in scored if c.features.namesake and c.score < t.auto <= c.probability]
+        if close:
+            return "ask", best, f"{_names([best, *close])} all fit {surface!r} about as well: which one?"
     if above:
         rivals = [c for c in scored if c is not best and c.score >= t.ask]
         # An address names one person however little the rest of the mention says.
