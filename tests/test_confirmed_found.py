@@ -118,7 +118,34 @@ def test_find_lists_every_candidate_of_a_name_still_asked_about(tiny):
     assert _found(tiny, "Sam") == "Sam", "answered: neither Sam, the name is its own entity"
 
 
+def test_a_command_that_names_the_unresolved_name_itself_still_finds_it(tiny):
+    """Only a lookup lists the candidates: `kbg entity merge "T. Becker" "Tom Becker"` means the name."""
+    result = kbg(tiny, "entity", "merge", "T. Becker", "Tom Becker")
+    assert result["into"] == "Tom Becker" and "T. Becker" in result["aliases"]
+
+
+def test_an_mcp_lookup_lists_every_candidate_too(tiny):
+    pytest.importorskip("mcp.server.mcpserver")
+    import asyncio
+
+    from mcp import Client
+
+    from kbgraph.mcp import build_server
+    from kbgraph.workspace import Workspace
+
+    async def profile_of_sam():
+        async with Client(build_server(workspace=ws)) as client:
+            return await client.call_tool("entity_profile", {"name": "Sam"})
+
+    with Workspace.open(str(tiny)) as ws:
+        found = asyncio.run(profile_of_sam())
+    assert found.is_error and "the unresolved 'Sam'" in found.content[0].text
+    assert "unresolved, in meetings/sync.md" in found.content[0].text
+
+
 def test_confirming_a_question_about_an_entity_deleted_since_changes_nothing(tiny):
+    """Resolution turned off, the index that removed Tom Becker's page withdrew nothing: the question is
+    still open about an entity that is gone. Confirming it is refused, and it stays open."""
     question = _question(tiny, "T. Becker", "Tom Becker")
     config = tiny / "kbgraph.toml"
     config.write_text((config.read_text() if config.exists() else "") + "\n[resolve]\nenabled = false\n")

@@ -61,7 +61,7 @@ def _find(name: str, entity_type: str | None, vault: str | None, as_json: bool, 
     from ..entities.lookup import find_entity
 
     with open_workspace(vault) as ws:
-        entity = find_entity(ws.store, name, entity_type, access=ws.access)
+        entity = find_entity(ws.store, name, entity_type, access=ws.access, questions=True)
         data = profile(ws.store, entity, ws.config.vocabulary, access=ws.access, as_of=as_of)
     if as_json:
         from .output import print_json

@@ -21,15 +21,20 @@ CONFIRMED = "confirmed"
 WEAK_KINDS = IMPLICIT_KINDS  # the kinds the mention scan does not let outrank a name: the same rule
 
 
-def find_entity(store: Store, name: str, entity_type: str | None = None, access: Access = LOCAL) -> Entity:
-    """The one entity the access may read that name names (Ambiguous if several, NotFound if none)."""
+def find_entity(store: Store, name: str, entity_type: str | None = None, access: Access = LOCAL,
+                questions: bool = False) -> Entity:
+    """The one entity the access may read that name names (Ambiguous if several, NotFound if none).
+
+    questions: a name that is still a question (a placeholder entity, "Sam" in a meeting, asked about as
+    Sam Li and as Sam Ortiz) is Ambiguous, listing it with every candidate: what a person looking the
+    name up must see. Off for a command that names the placeholder itself (`kbg entity merge Sam ...`)."""
     key = name_key(name or "")
     if not key or not any(ch.isalnum() for ch in key):
         raise InvalidInput(f"{name!r} is not a name: give an entity's name or alias")
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
     named = entities_named(store, key, entity_type, access)
-    unresolved = _open_questions(store, key, named, entity_type, access)
+    unresolved = _open_questions(store, key, named, entity_type, access) if questions else {}
     if len(named) == 1 and not unresolved:
         return named[0]
     if named:

@@ -37,7 +37,7 @@ def _register_entities(server: MCPServer, ws: Workspace) -> None:
     @tool_errors
     def entity_find(name: Name, entity_type: EntityType = None) -> CallToolResult:
         """The one entity a name or alias names (an ambiguous name is an error listing the candidates)."""
-        entity = as_dict(find_entity(ws.store, name, entity_type, access=ws.access))
+        entity = as_dict(find_entity(ws.store, name, entity_type, access=ws.access, questions=True))
         aliases = f"; aliases {', '.join(entity['aliases'])}" if entity["aliases"] else ""
         page = f"; page {entity['page_path']}" if entity["page_path"] else ""
         text = (f"{entity['name']} ({entity['type']}, id {entity['id']}, {entity['mention_count']} mentions{aliases}{page})"
@@ -60,7 +60,7 @@ def _register_entities(server: MCPServer, ws: Workspace) -> None:
     def entity_profile(name: Name, entity_type: EntityType = None, as_of: Date = None) -> CallToolResult:
         """What the vault knows of an entity: its record, relations (as of a date, if given), everything
         within two hops, and the documents that mention it most recently."""
-        entity = find_entity(ws.store, name, entity_type, access=ws.access)
+        entity = find_entity(ws.store, name, entity_type, access=ws.access, questions=True)
         data = profile(ws.store, entity, ws.config.vocabulary, access=ws.access, as_of=as_of)
         return result(_profile_text(data), data)
 

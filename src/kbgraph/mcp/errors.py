@@ -39,5 +39,5 @@ def error_result(exc: KbgError, tool: str) -> CallToolResult:
 
 
 def _candidate(c: dict) -> str:
-    where = f", {c['page_path']}" if c.get("page_path") else ""
+    where = f", {c['page_path']}" if c.get("page_path") else f", {c['note']}" if c.get("note") else ""
     return f"{c['name']} ({c['type']}{where})"

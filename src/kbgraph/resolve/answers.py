@@ -90,7 +90,7 @@ def _findable(ws: Workspace, surface: str, candidate_key: str) -> dict:
     entity_type = candidate_key.split(":", 1)[0]
     others: list[str] = []
     try:
-        found = find_entity(ws.store, surface, entity_type, access=ws.access)
+        found = find_entity(ws.store, surface, entity_type, access=ws.access, questions=True)
         lookup = "unique" if entity_key(found.type, found.name) == candidate_key else "another entity"
         others = [] if lookup == "unique" else [found.name]
     except Ambiguous as exc:
