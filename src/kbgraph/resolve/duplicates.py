@@ -83,6 +83,7 @@ LEVELS: dict[str, dict[str, tuple[float, float]]] = {
     "team": {"exact": (0.60, 0.10), "disagree": (0.40, 0.90)},
 }
 WEIGHTS = {attr: {level: math.log2(m / u) for level, (m, u) in levels.items()} for attr, levels in LEVELS.items()}
+_SHOWN = {attr: {level: round(w, 3) for level, w in levels.items()} for attr, levels in WEIGHTS.items()}
 
 _ADDRESS_WORDS = {
     "st": "street", "str": "street", "rd": "road", "ave": "avenue", "av": "avenue", "dr": "drive",
@@ -346,7 +347,7 @@ def score_pair(a: Normalised, b: Normalised, frequencies: NameFrequencies | None
 
 
 def _level(attr: str, level: str, detail: str) -> Comparison:
-    return Comparison(attr, level, round(WEIGHTS[attr][level], 3), detail)
+    return Comparison(attr, level, _SHOWN[attr][level], detail)
 
 
 def _compare_names(a: Normalised, b: Normalised, freq: NameFrequencies | None = None) -> list[Comparison]:
@@ -358,6 +359,8 @@ def _compare_names(a: Normalised, b: Normalised, freq: NameFrequencies | None = 
         similar = jellyfish.jaro_winkler_similarity(a.compact, b.compact) >= 0.92
         return [_level("name", "typo" if similar else "disagree", f"{a.record.name} / {b.record.name}")]
     straight = [_given(a.given, b.given, freq), _surname(a.surname, b.surname, freq)]
+    if all(c.agrees for c in straight):
+        return straight  # read the other way round, "john"/"smith" could not agree better
     # "Smith John" written for "John Smith", on either side: the same token pairs, read either way round.
     swapped_a = [_given(a.surname, b.given, freq), _surname(a.given, b.surname, freq)]
     swapped_b = [_given(a.given, b.surname, freq), _surname(a.surname, b.given, freq)]
