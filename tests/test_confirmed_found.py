@@ -156,3 +156,18 @@ def test_confirming_a_question_about_an_entity_deleted_since_changes_nothing(tin
     error = kbg(tiny, "resolve", "confirm", str(question), code=1)["error"]
     assert f"question {question}: Tom Becker is no longer an entity" in error and "nothing was changed" in error
     assert kbg(tiny, "resolve", "log")["decisions"] == before, "the question stays open, unanswered"
+
+
+def test_the_http_profile_lists_every_candidate_too(tiny):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from kbgraph.api.app import create_app
+    from kbgraph.workspace import Workspace
+
+    with Workspace.open(str(tiny)) as ws:
+        response = TestClient(create_app(ws)).get("/entities/profile", params={"name": "Sam"})
+    assert response.status_code == 409, response.text
+    candidates = response.json()["error"]["candidates"]
+    assert {c["name"] for c in candidates} == {"Sam Li", "Sam Ortiz", "Sam"}
+    assert [c["documents"] for c in candidates if c.get("unresolved")] == [["meetings/sync.md"]]

@@ -29,7 +29,7 @@ def profile(ws: WS, name: Name, type: EntityType = None, as_of: Date = None) -> 
     from ...documents.views import profile as run
     from ...entities.lookup import find_entity
 
-    entity = find_entity(ws.store, name, type, access=ws.access)
+    entity = find_entity(ws.store, name, type, access=ws.access, questions=True)
     return run(ws.store, entity, ws.config.vocabulary, access=ws.access, as_of=as_of)
 
 
