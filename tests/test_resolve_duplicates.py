@@ -229,3 +229,16 @@ def test_bad_names_and_values_are_compared_without_error():
                _rec("g", "", dob=19800101)]
     pairs = {(p.left.id, p.right.id) for p in find_duplicates(records).pairs}
     assert pairs == {("b", "c"), ("e", "f")}, "an RTL name agrees with itself; all-caps is the same name"
+
+
+def test_frontmatter_line_keeps_crlf_bom_comments_and_a_dots_fence(tmp_path):
+    from kbgraph.pages.files import edit_page
+
+    page = tmp_path / "p.md"
+    original = "\ufeff---\r\nname: A  # the name\r\naliases: [a]\r\n...\r\nBody  \r\n"
+    page.write_bytes(original.encode("utf-8"))
+    assert edit_page(tmp_path, "p.md", lambda text, offset: add_list_value(text, offset, "same_as", "[[B]]"))
+    after = page.read_bytes().decode("utf-8")
+    assert after == original.replace("aliases: [a]\r\n", 'aliases: [a]\r\nsame_as: "[[B]]"\r\n')
+    frontmatter, _ = split_frontmatter(after.lstrip("\ufeff").replace("\r\n", "\n"))
+    assert frontmatter == {"name": "A", "aliases": ["a"], "same_as": "[[B]]"}
