@@ -400,6 +400,10 @@ def main() -> int:
         out["keps"] = None
     if args.scale:
         out["latency"] = run_latency(args.scale, args.queries, args.seed)
+    import duplicates_eval as de  # duplicate pages: the same measure as bench/duplicates_eval.py's default run
+
+    found = de.evaluate(*de.febrl_like(5000, 1500, 17))
+    out["duplicate_pages"] = {k: v for k, v in found.items() if "examples" not in k}
     _emit(out, args)
     return 0
 
@@ -453,6 +457,12 @@ def print_report(out: dict, args) -> None:
             f"P {a['precision']:.4f} / R {a['recall']:.4f} ({a['wrong']} wrong); with answers F1 {w['f1']:.4f}; "
             f"gray zone {q['gray_zone']}."
         )
+    if "duplicate_pages" in out:
+        d = out["duplicate_pages"]
+        print(f"\n### Duplicate pages (bench/duplicates_eval.py, {d['records']:,} FEBRL-like records)\n")
+        print(f"pairwise P {d['precision']:.4f} / R {d['recall']:.4f} / F1 {d['f1']:.4f}; {d['comparisons']:,} pairs "
+              f"compared of {d['all_pairs']:,} (reduction ratio {d['reduction_ratio']:.5f}); "
+              f"pair completeness {d['pair_completeness']:.4f}; {d['seconds']:.2f} s")
     print(f"\n(python {sys.version.split()[0]}, {os.cpu_count()} cpus)")
 
 
