@@ -171,3 +171,13 @@ def test_the_http_profile_lists_every_candidate_too(tiny):
     candidates = response.json()["error"]["candidates"]
     assert {c["name"] for c in candidates} == {"Sam Li", "Sam Ortiz", "Sam"}
     assert [c["documents"] for c in candidates if c.get("unresolved")] == [["meetings/sync.md"]]
+
+
+def test_confirming_the_sample_vaults_dan_reports_the_name_it_made_findable(indexed_vault):
+    """The README tour's vault: confirming "Dan" (Paystream's call) reported `aliases: []` and left "Dan"
+    finding nothing; it now reports the confirmed name, and a lookup of it gives Dana Kowalski."""
+    dan = next(q["id"] for q in kbg(indexed_vault, "resolve", "pending")["questions"] if q["surface"] == "Dan")
+    result = kbg(indexed_vault, "resolve", "confirm", str(dan))
+    assert (result["entity"], result["confirmed_names"], result["lookup"]) == ("Dana Kowalski", ["Dan"], "unique")
+    assert "Dan" not in result["aliases"], "a name that says little is no alias"
+    assert _found(indexed_vault, "Dan") == "Dana Kowalski"
