@@ -121,6 +121,13 @@ def test_a_logged_pair_is_explained_again_from_its_names():
 # --- bad input -------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(("known", "said"), [("Javier Yılmaz", "JAVIER YILMAZ"), ("Søren Åberg", "Soren Aberg"),
+                                              ("Łukasz Wójcik", "Lukasz Wojcik")])
+def test_a_name_in_ascii_letters_is_not_its_own_namesake(known, said):
+    d = _only(known).resolve(MentionInfo(said, "person"))
+    assert (d.outcome, d.best.entity_id) == ("auto-link", 1), d.reason
+
+
 @pytest.mark.parametrize("said", ["RAVI SHAH", "ravi shah", "Ravi Shah 🎉", "🎉 Ravi Shah", "Dr. Ravi Shah"])
 def test_case_emoji_and_titles_do_not_make_a_namesake(said):
     d = ResolverIndex([RAVI]).resolve(MentionInfo(said, "person"))

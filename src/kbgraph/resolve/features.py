@@ -46,7 +46,15 @@ from functools import lru_cache
 from ..entities.common_words import COMMON_WORDS
 from ._optional import require
 from .model import FEATURE_NAMES, LOW_INFO, EntityProfile, Features, MentionInfo
-from .keys import ParsedName, email_local, normalize_email, parse_name, phonetic_codes, user_name_shapes
+from .keys import (
+    ParsedName,
+    email_local,
+    latin_spelling,
+    normalize_email,
+    parse_name,
+    phonetic_codes,
+    user_name_shapes,
+)
 from .nicknames import canonical_given_name
 from .roster import is_real_name
 
@@ -271,7 +279,8 @@ def namesake_kind(mine: str, theirs: str) -> str | None:
     changed in a short name not on the roster ("Bokr" / "Bakr") is left to the score: on the
     generated typos that rule asked about OCR slips far more often than it found a real name.
     """
-    if mine == theirs:
+    mine, theirs = latin_spelling(mine), latin_spelling(theirs)
+    if mine == theirs:  # one name in two alphabets: "YILMAZ" for Yılmaz, "Soren" for Søren
         return None
     if is_real_name(mine):
         return "real"

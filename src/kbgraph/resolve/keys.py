@@ -171,10 +171,15 @@ def user_name_shapes(parsed: ParsedName) -> frozenset[str]:
     return frozenset({first + last, first[0] + last, first + last[0], last + first, last + first[0]})
 
 
+def latin_spelling(word: str) -> str:
+    """A folded word with the letters NFKD leaves alone spelt in ASCII: "yılmaz" -> "yilmaz", "søren" -> "soren"."""
+    return fold(word).translate(_TRANSLIT)
+
+
 @lru_cache(maxsize=65536)
 def phonetic_codes(word: str) -> tuple[str, str]:
     """(metaphone, NYSIIS) of a word, or ("", "") when it has letters these codes cannot read."""
-    ascii_word = fold(word).translate(_TRANSLIT)
+    ascii_word = latin_spelling(word)
     if not ascii_word.isascii() or not ascii_word.isalpha() or len(ascii_word) < 2:
         return "", ""
     return jellyfish.metaphone(ascii_word), jellyfish.nysiis(ascii_word)
