@@ -102,3 +102,25 @@ examples = st.lists(
 @given(examples)
 def test_fit_is_deterministic(rows):
     assert fit(rows) == fit(list(rows))
+
+
+def _roster_neighbours() -> list[tuple[str, str]]:
+    """Pairs of listed real surnames one edit apart (Shah / Shaw, Hall / Hale...)."""
+    from rapidfuzz.distance import OSA
+
+    from kbgraph.resolve.roster import SURNAMES
+
+    names = sorted(n for n in SURNAMES if len(n) >= 4)
+    return [(a, b) for a in names for b in names if a != b and a[0] == b[0] and OSA.distance(a, b) == 1]
+
+
+NEIGHBOURS = _roster_neighbours()
+
+
+@fast(60)
+@given(st.sampled_from(NEIGHBOURS), word, st.sampled_from([str.title, str.upper, str.lower]))
+def test_a_real_surname_one_letter_from_a_known_one_never_links_on_its_own(pair, given_name, case):
+    known, other = pair
+    index = ResolverIndex([EntityProfile(1, "person", f"{given_name} {known}".title())])
+    d = index.resolve(MentionInfo(case(f"{given_name} {other}"), "person"))
+    assert d.outcome != "auto-link", d.reason
