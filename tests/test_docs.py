@@ -250,6 +250,7 @@ def json_outputs(tmp_path_factory):
         assert result.returncode == 0, result.stderr
         out.append((f"kbg resolve {verb}", json.loads(result.stdout)))
     out.append(("kbg resolve calibrate", json.loads(run_kbg("resolve", "calibrate", "--dry-run", *v, "--json").stdout)))
+    out.append(("kbg resolve duplicates", json.loads(run_kbg("resolve", "duplicates", *v, "--json").stdout)))
     for line in run_kbg("search", "kafka", *v, "--format", "jsonl").stdout.splitlines():
         out.append(("#search-hit", json.loads(line)))
     for line in run_kbg("entity", "relations", "Sam Li", *v, "--format", "jsonl").stdout.splitlines():

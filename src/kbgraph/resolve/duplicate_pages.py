@@ -142,12 +142,11 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
                            hint="reject it, or run `kbg resolve duplicates` again")
     target = f"[[{question['candidate_name']}]]"
     with write_lock(ws.root):
-        edited = edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target))
+        edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target))
         with ws.store.transaction():
             if question["outcome"] != "confirmed":
                 ws.store.decide(decision_id, "confirmed", "user", now_iso())
             ws.store.set_meta("entities_dirty", "1")
     index_vault(Path(ws.root), store=ws.store, only={path}, lock_wait=30)
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
-            "entity": question["candidate_name"], "aliases": [question["surface"]], "documents": [path],
-            "page_edited": edited}
+            "entity": question["candidate_name"], "aliases": [question["surface"]], "documents": [path]}
