@@ -181,3 +181,22 @@ def test_confirming_the_sample_vaults_dan_reports_the_name_it_made_findable(inde
     assert (result["entity"], result["confirmed_names"], result["lookup"]) == ("Dana Kowalski", ["Dan"], "unique")
     assert "Dan" not in result["aliases"], "a name that says little is no alias"
     assert _found(indexed_vault, "Dan") == "Dana Kowalski"
+
+
+def test_a_name_in_prose_still_asked_about_is_listed_with_its_candidate(tmp_path):
+    """A name in running text makes no entity: a lookup of it was "no person named", as if nothing knew
+    it; while it is a question, it is listed with the person it was asked about."""
+    root = tmp_path / "vault"
+    (root / "people").mkdir(parents=True)
+    (root / "people/lena-fischer.md").write_text("---\ntype: person\nname: Lena Fischer\n---\n# Lena Fischer\n")
+    (root / "notes").mkdir()
+    (root / "notes/sync.md").write_text("---\nattendees: [Lena Fischer]\n---\n# Sync\n\nLenna asked about it.\n")
+    index_vault(root)
+    question = _question(root, "Lenna", "Lena Fischer")
+    error = kbg(root, "person", "find", "Lenna", code=1)
+    assert "matches Lena Fischer and the unresolved 'Lenna'" in error["error"]
+    assert [(c["id"], c["documents"], c["questions"]) for c in error["candidates"] if c.get("unresolved")] == [
+        (None, ["notes/sync.md"], [question])]
+    result = kbg(root, "resolve", "confirm", str(question))
+    assert (result["confirmed_names"], result["lookup"]) == (["Lenna"], "unique")
+    assert _found(root, "Lenna") == "Lena Fischer"

@@ -110,7 +110,8 @@ def _report_ambiguous(exc) -> None:
     sys.stderr.write(f"error: {message}\n")
     for c in exc.candidates:
         where = f" ({c['page_path']})" if c.get("page_path") else f" ({c['note']})" if c.get("note") else ""
-        sys.stderr.write(f"  - {c['name']} [{c['type']}, id {c['id']}]{where}\n")
+        ident = f", id {c['id']}" if c.get("id") is not None else ""
+        sys.stderr.write(f"  - {c['name']} [{c['type']}{ident}]{where}\n")
     sys.exit(exc.exit_code)
 
 

@@ -34,10 +34,10 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
     named = entities_named(store, key, entity_type, access)
-    unresolved = _open_questions(store, key, named, entity_type, access) if questions else {}
+    unresolved = _open_questions(store, key, named, entity_type, access) if questions else []
     if len(named) == 1 and not unresolved:
         return named[0]
-    if named:
+    if named or unresolved:
         raise _ambiguous(store, name, named, unresolved, access)
     suggestions = similar_names(store, name, entity_type, access=access)
     what = entity_type or "entity"
@@ -69,37 +69,45 @@ def similar_names(store: Store, name: str, entity_type: str | None, limit: int =
 
 
 def _open_questions(store: Store, key: str, named: list[Entity], entity_type: str | None,
-                    access: Access) -> dict[int, list[dict]]:
-    """Entity id -> the open questions about it, for the entities among named that only references
-    make (no page): "Sam" in a meeting, asked about as Sam Li and as Sam Ortiz, is not settled, so a
-    lookup of "Sam" must show it with those candidates rather than answer with the placeholder."""
-    placeholders = [e for e in named if e.page_path is None]
-    if not placeholders:
-        return {}
-    questions = [q for q in store.decisions(access, "asked")
-                 if name_key(q["surface"]) == key and q["candidate_key"] and entity_type in (None, q["surface_type"])]
-    return {e.id: [q for q in questions if q["surface_type"] == e.type] for e in placeholders
-            if any(q["surface_type"] == e.type for q in questions)}
+                    access: Access) -> list[dict]:
+    """The names spelled key that are still questions: {"type", "entity" (its placeholder, or None for a
+    name in prose, which makes none), "questions"}. "Sam" in a meeting, asked about as Sam Li and as Sam
+    Ortiz, is not settled, so a lookup of "Sam" must show it with those candidates rather than answer
+    with the placeholder. A name an entity's page carries is that entity: its questions (a duplicate
+    page's) do not stand in the way of its profile."""
+    if named and all(e.page_path is not None for e in named):
+        return []
+    paged = {e.type for e in named if e.page_path is not None}
+    placeholders = {e.type: e for e in named if e.page_path is None}
+    by_type: dict[str, list[dict]] = {}
+    for q in store.decisions(access, "asked"):
+        if (q["candidate_key"] and name_key(q["surface"]) == key and entity_type in (None, q["surface_type"])
+                and q["surface_type"] not in paged):
+            by_type.setdefault(q["surface_type"], []).append(q)
+    return [{"type": t, "entity": placeholders.get(t), "questions": qs} for t, qs in sorted(by_type.items())]
 
 
-def _ambiguous(store: Store, name: str, named: list[Entity], unresolved: dict[int, list[dict]],
-               access: Access) -> Ambiguous:
-    """Every candidate: the entities the name names, those its open questions ask about, and the
+def _ambiguous(store: Store, name: str, named: list[Entity], unresolved: list[dict], access: Access) -> Ambiguous:
+    """Every candidate: the entities the name names, those its open questions ask about, and each
     unresolved name itself with the documents it appears in and its question numbers."""
     from .assemble import entity_key
 
-    listed = {e.id: e for e in named}
-    for questions in unresolved.values():
-        for q in questions:
+    pending = {u["entity"].id for u in unresolved if u["entity"] is not None}
+    listed = {e.id: e for e in named if e.id not in pending}
+    for u in unresolved:
+        for q in u["questions"]:
             for e in store.entities_by_name_key(access, name_key(q["candidate_name"] or "")):
-                if entity_key(e.type, e.name) == q["candidate_key"]:
+                if entity_key(e.type, e.name) == q["candidate_key"] and e.id not in pending:
                     listed.setdefault(e.id, e)
-    candidates = [_candidate(e) for e in listed.values() if e.id not in unresolved]
-    for entity_id, questions in unresolved.items():
+    candidates = [_candidate(e) for e in listed.values()]
+    for u in unresolved:
+        questions = u["questions"]
         docs = sorted({q["doc_path"] for q in questions if q["doc_path"]})
         asked = ", ".join(f"#{q['id']}" for q in questions)
-        candidates.append({**_candidate(listed[entity_id]), "unresolved": True, "documents": docs,
-                           "questions": [q["id"] for q in questions],
+        itself = _candidate(u["entity"]) if u["entity"] is not None else {
+            "id": None, "type": u["type"], "name": questions[0]["surface"], "aliases": [], "page_path": None,
+            "mention_count": 0}
+        candidates.append({**itself, "unresolved": True, "documents": docs, "questions": [q["id"] for q in questions],
                            "note": f"unresolved, in {', '.join(docs) or 'no document'}; questions {asked}"})
     names = [c["name"] if not c.get("unresolved") else f"the unresolved {c['name']!r}" for c in candidates]
     shown = names[:5] + ([f"{len(names) - 5} more"] if len(names) > 5 else [])

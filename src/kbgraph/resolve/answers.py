@@ -47,7 +47,10 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
     if is_prose_question(question):  # a name in running text: no entity to merge; linked where written
         from .prose_answers import confirm_prose
 
-        return confirm_prose(ws, decision_id, question)
+        with ws.store.transaction():  # like any confirmed name, it joins its entity when the set is rebuilt
+            ws.store.set_meta("entities_dirty", "1")
+        return {**confirm_prose(ws, decision_id, question),
+                **_findable(ws, question["surface"], question["candidate_key"])}
     if _low_information(question):
         return _link_in_documents(ws, decision_id, question)
     redo = question["outcome"] == "confirmed"
