@@ -242,3 +242,37 @@ def test_frontmatter_line_keeps_crlf_bom_comments_and_a_dots_fence(tmp_path):
     assert after == original.replace("aliases: [a]\r\n", 'aliases: [a]\r\nsame_as: "[[B]]"\r\n')
     frontmatter, _ = split_frontmatter(after.lstrip("\ufeff").replace("\r\n", "\n"))
     assert frontmatter == {"name": "A", "aliases": ["a"], "same_as": "[[B]]"}
+
+
+def test_an_alias_is_compared_as_a_name():
+    records = [DuplicateRecord("a", "person", "Jonathan Smith", ("Jon S.", "Jonno Smith")),
+               DuplicateRecord("b", "person", "Jonno Smith", attributes={"team": "Core"}),
+               DuplicateRecord("c", "person", "Jonno Smyth")]
+    pairs = {(p.left.id, p.right.id): p for p in find_duplicates(records).pairs}
+    assert ("a", "b") in pairs and ("a", "c") not in pairs
+    assert {c.level for c in pairs[("a", "b")].comparisons if c.attribute in ("given", "surname")} == {"exact"}
+
+
+def test_a_page_named_as_another_pages_alias_is_asked_about(tmp_path):
+    vault = tmp_path / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "people/jonathan-smith.md").write_text(_page("Jonathan Smith", aliases=["Jon Smith"]))
+    (vault / "people/jon-smith.md").write_text(_page("Jon Smith", team="Core"))
+    index_vault(vault, embed="later")
+    found = kbg(vault, "resolve", "duplicates")["asked"]
+    assert [(q["page"], q["same_as_page"]) for q in found] == [("people/jon-smith.md", "people/jonathan-smith.md")]
+    kbg(vault, "resolve", "confirm", str(found[0]["id"]))
+    index_vault(vault, full=True, embed="later")
+    # same_as names "Jonathan Smith", whose page also lists "Jon Smith" as an alias: the name wins.
+    assert kbg(vault, "person", "find", "Jon Smith")["pages"] == ["people/jonathan-smith.md", "people/jon-smith.md"]
+
+
+def test_same_as_prefers_the_page_of_that_name_to_a_page_with_that_alias():
+    from kbgraph.entities.assemble import assemble_entities
+    from kbgraph.model import EntityClaim
+
+    claims = [EntityClaim(1, "people/a.md", "person", "Jonathan Smith", ("Jon Smith",), "page", None, {}),
+              EntityClaim(2, "people/b.md", "person", "Jon Smith", (), "page", None, {}),
+              EntityClaim(3, "people/c.md", "person", "J. Smith", (), "page", None, {"same_as": "[[Jon Smith]]"})]
+    records, _ = assemble_entities(claims)
+    assert {r.name: r.page_docs for r in records} == {"Jonathan Smith": (1,), "Jon Smith": (2, 3)}

@@ -166,8 +166,10 @@ def _page_merges(pages: list[EntityClaim], specs: dict[str, _Builder], by_name: 
     for claim in pages:
         from_key = entity_key(claim.type, claim.name)
         for target in listed_names(claim.attributes.get(SAME_AS_KEY)):
-            keys = [k for k in by_name.get(name_key(target), []) if specs[k].type == claim.type]
-            if len(keys) == 1 and keys[0] != from_key and from_key in specs:
+            keys = [k for k in by_name.get(name_key(target), []) if specs[k].type == claim.type and k != from_key]
+            named = [k for k in keys if name_key(specs[k].name) == name_key(target)]  # a name before an alias
+            keys = named or keys
+            if len(keys) == 1 and from_key in specs:
                 into = specs[keys[0]]
                 merges.append(Merge(from_key, claim.type, claim.name, into.key, into.type, into.name))
     return merges

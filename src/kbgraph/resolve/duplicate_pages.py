@@ -97,10 +97,10 @@ def _pair_key(surface: DuplicateRecord, candidate: DuplicateRecord) -> tuple[str
 
 
 def _oriented(pair: DuplicatePair) -> tuple[DuplicateRecord, DuplicateRecord]:
-    """(page to link, entity it is the same as): the page with fewer attributes and the shorter name
-    points to the fuller one ("Jon Smith" is "Jonathan Smith")."""
+    """(page to link, entity it is the same as): the page with fewer attributes and aliases, then the
+    shorter name, points to the fuller one ("Jon Smith" is "Jonathan Smith")."""
     def fullness(r: DuplicateRecord) -> tuple:
-        return len(r.attributes), len(r.name), r.id
+        return len(r.attributes) + len(r.aliases), len(r.name), r.id
 
     surface, candidate = sorted((pair.left, pair.right), key=fullness)
     return surface, candidate

@@ -50,7 +50,8 @@ MODEL_VERSION = "dup-fs-1"
 PROPOSE_WEIGHT = 9.0
 MAX_BLOCK = 100
 TF_MIN_RECORDS = 1000  # below this many records, name frequencies are not trusted (see NameFrequencies)
-PHONE_DIGITS = 9  # the national number without its trunk prefix or country code
+PHONE_DIGITS = 9
+MAX_ALIASES = 3  # a page's first aliases are compared as names too ("Jon Smith" on Jonathan Smith's page)  # the national number without its trunk prefix or country code
 
 # Frontmatter keys (case-folded, '-' and ' ' read as '_') and the attribute each one carries.
 ATTRIBUTE_KEYS = {
@@ -123,6 +124,10 @@ class Normalised:
     address: frozenset[str] = frozenset()
     role: str | None = None
     team: str | None = None
+    aliases: tuple[tuple[str, str, str, str], ...] = ()  # (given, surname, compact, as written), MAX_ALIASES
+
+    def names(self) -> tuple[tuple[str, str, str, str], ...]:
+        return ((self.given, self.surname, self.compact, self.record.name), *self.aliases)
 
 
 @dataclass(frozen=True)
@@ -199,6 +204,8 @@ def normalise(record: DuplicateRecord) -> Normalised:
         dob=next(filter(None, map(parse_dob, values["dob"])), None),
         address=frozenset(t for v in values["address"] for t in address_tokens(v)),
         role=_text(values["role"]), team=_text(values["team"]),
+        aliases=tuple((*_name_parts(alias), alias) for alias in record.aliases[:MAX_ALIASES]
+                      if alias != record.name),
     )
 
 
@@ -274,14 +281,15 @@ _NAME_KEY_PREFIXES = ("n:", "s:", "u:")
 def blocking_keys_of(n: Normalised) -> set[str]:
     """The keys a record is blocked under: whole-name keys, a phonetic name key and its identifiers."""
     keys: set[str] = set()
-    try:
-        keys = {k for k in blocking_keys(n.record.name) if k.startswith(_NAME_KEY_PREFIXES)}
-    except InvalidInput:
-        pass
-    if n.given and n.surname:
-        codes = sorted((phonetic_codes(n.given)[0], phonetic_codes(n.surname)[0]))
-        if all(codes):
-            keys.add("pp:" + "|".join(codes))
+    for given, surname, _, written in n.names():
+        try:
+            keys |= {k for k in blocking_keys(written) if k.startswith(_NAME_KEY_PREFIXES)}
+        except InvalidInput:
+            pass
+        if given and surname:
+            codes = sorted((phonetic_codes(given)[0], phonetic_codes(surname)[0]))
+            if all(codes):
+                keys.add("pp:" + "|".join(codes))
     keys |= {"e:" + e for e in n.emails} | {"ph:" + p for p in n.phones} | {"h:" + h for h in n.handles}
     if n.dob:
         keys.add("d:" + n.dob)
@@ -351,19 +359,29 @@ def _level(attr: str, level: str, detail: str) -> Comparison:
 
 
 def _compare_names(a: Normalised, b: Normalised, freq: NameFrequencies | None = None) -> list[Comparison]:
-    if not (a.given and b.given):
-        if not (a.compact and b.compact):
+    """The names compared, each page's aliases read as names too: the reading that agrees best."""
+    if not (a.aliases or b.aliases):
+        return _compare_name_parts(a.names()[0], b.names()[0], freq)
+    readings = [_compare_name_parts(x, y, freq) for x in a.names() for y in b.names()]
+    return max(readings, key=lambda cs: sum(c.weight for c in cs))
+
+
+def _compare_name_parts(a: tuple[str, str, str, str], b: tuple[str, str, str, str],
+                        freq: NameFrequencies | None) -> list[Comparison]:
+    (a_given, a_surname, a_compact, a_text), (b_given, b_surname, b_compact, b_text) = a, b
+    if not (a_given and b_given):
+        if not (a_compact and b_compact):
             return []
-        if a.compact == b.compact:
-            return [_level("name", "exact", a.record.name)]
-        similar = jellyfish.jaro_winkler_similarity(a.compact, b.compact) >= 0.92
-        return [_level("name", "typo" if similar else "disagree", f"{a.record.name} / {b.record.name}")]
-    straight = [_given(a.given, b.given, freq), _surname(a.surname, b.surname, freq)]
+        if a_compact == b_compact:
+            return [_level("name", "exact", a_text)]
+        similar = jellyfish.jaro_winkler_similarity(a_compact, b_compact) >= 0.92
+        return [_level("name", "typo" if similar else "disagree", f"{a_text} / {b_text}")]
+    straight = [_given(a_given, b_given, freq), _surname(a_surname, b_surname, freq)]
     if all(c.agrees for c in straight):
         return straight  # read the other way round, "john"/"smith" could not agree better
     # "Smith John" written for "John Smith", on either side: the same token pairs, read either way round.
-    swapped_a = [_given(a.surname, b.given, freq), _surname(a.given, b.surname, freq)]
-    swapped_b = [_given(a.given, b.surname, freq), _surname(a.surname, b.given, freq)]
+    swapped_a = [_given(a_surname, b_given, freq), _surname(a_given, b_surname, freq)]
+    swapped_b = [_given(a_given, b_surname, freq), _surname(a_surname, b_given, freq)]
     return max(straight, swapped_a, swapped_b, key=lambda cs: sum(c.weight for c in cs))
 
 
