@@ -276,3 +276,16 @@ def test_same_as_prefers_the_page_of_that_name_to_a_page_with_that_alias():
               EntityClaim(3, "people/c.md", "person", "J. Smith", (), "page", None, {"same_as": "[[Jon Smith]]"})]
     records, _ = assemble_entities(claims)
     assert {r.name: r.page_docs for r in records} == {"Jonathan Smith": (1,), "Jon Smith": (2, 3)}
+
+
+def test_a_name_a_wikilink_would_cut_is_written_as_a_list_item_and_read_whole():
+    from kbgraph.entities.assemble import assemble_entities
+    from kbgraph.model import EntityClaim
+
+    text = add_list_value("---\nname: Csharp\n---\n", 21, "same_as", "C# Team", as_list=True)
+    assert text == '---\nname: Csharp\nsame_as: ["C# Team"]\n---\n'
+    same_as = split_frontmatter(text)[0]["same_as"]
+    claims = [EntityClaim(1, "teams/c.md", "team", "C# Team", (), "page", None, {}),
+              EntityClaim(2, "teams/csharp.md", "team", "Csharp", (), "page", None, {"same_as": same_as})]
+    records, _ = assemble_entities(claims)
+    assert [(r.name, r.aliases, r.page_docs) for r in records] == [("C# Team", ("Csharp",), (1, 2))]

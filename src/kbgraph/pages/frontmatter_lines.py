@@ -32,9 +32,12 @@ def listed_names(value: object) -> list[str]:
     return as_name_list(value)
 
 
-def add_list_value(text: str, body_offset: int, key: str, value: str) -> str:
-    """text with value added to the list under key (see the module docstring); text itself when present."""
-    line = f"{key}: {json.dumps(value, ensure_ascii=False)}\n"  # a JSON string is a valid YAML scalar
+def add_list_value(text: str, body_offset: int, key: str, value: str, as_list: bool = False) -> str:
+    """text with value added to the list under key (see the module docstring); text itself when present.
+    as_list: a missing key is written as a one-item flow list (`key: ["C# Team"]`), for a value that a
+    string would not keep whole (a name with '#' or '|' is not a wikilink; a comma splits a string)."""
+    # JSON is valid YAML: a JSON string is a double-quoted scalar, a JSON list a flow sequence.
+    line = f"{key}: {json.dumps([value] if as_list else value, ensure_ascii=False)}\n"
     if body_offset == 0 and not text.startswith("---"):
         return _checked(text, f"---\n{line}---\n" + text, key, value)
     first_newline = text.find("\n")

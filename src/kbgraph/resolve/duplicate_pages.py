@@ -140,9 +140,11 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
         raise InvalidInput(f"question {decision_id}: {question['candidate_name']} is no longer an entity (its page "
                            "was removed or renamed); nothing was changed", param="decision_id",
                            hint="reject it, or run `kbg resolve duplicates` again")
-    target = f"[[{question['candidate_name']}]]"
+    name = question["candidate_name"]
+    plain = any(c in name for c in "#|[],")  # a wikilink would cut "C# Team" at '#': a list item keeps it
+    target = name if plain else f"[[{name}]]"
     with write_lock(ws.root):
-        edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target))
+        edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target, plain))
         with ws.store.transaction():
             if question["outcome"] != "confirmed":
                 ws.store.decide(decision_id, "confirmed", "user", now_iso())
