@@ -68,6 +68,7 @@ def test_same_email_pages_are_one_question_and_namesakes_none(dup_vault):
     question = next(q for q in pending if q["id"] == found["asked"][0]["id"])
     assert question["features"]["kind"] == "duplicate-pages"
     assert {c["attribute"] for c in question["features"]["comparisons"]} >= {"given", "surname", "email"}
+    assert question["why"].startswith("duplicate pages: agree: given nickname (jon / jonathan)")
 
     again = kbg(dup_vault, "resolve", "duplicates")
     assert again["asked"] == [], "a second run asks nothing new"

@@ -12,6 +12,7 @@ resolver's reason; the reason is worked out again here, purely, so `kbg resolve 
 from __future__ import annotations
 
 from ..errors import InvalidInput
+from .duplicate_questions import is_duplicate_question
 from .features import describe_namesake
 from .model import Features
 from .scoring import DEFAULT_THRESHOLDS, NAMESAKE, Thresholds, apply_rules, namesake_evidence
@@ -21,6 +22,8 @@ _LINKED = ("auto-linked", "confirmed")
 
 def explain_decision(row: dict, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> str:
     """One line for a decision-log row (keys as `Store.decisions` returns them)."""
+    if is_duplicate_question(row):  # two pages, scored by resolve/duplicates.py: its own explanation was logged
+        return f"duplicate pages: {row['features'].get('explain') or 'likely one entity'}"
     features = Features.from_dict(row.get("features") or {})
     outcome, name = row.get("outcome"), row.get("candidate_name")
     if name is None:
