@@ -113,3 +113,22 @@ def test_the_documents_that_claim_a_name_other_than_its_page(store):
     _document(store, "notes/c.md", (EntityDecl("project", "Sam Li"),))
     assert store.docs_claiming("person", "Sam Li") == ["notes/a.md", "notes/b.md"]
     assert store.docs_claiming("person", "Nobody") == []
+
+
+def test_the_open_questions_about_one_name_are_read_by_its_key_through_access(store):
+    """A lookup lists a name's open questions with its candidates (entities/lookup.py): only the asked
+    ones about that name, only those the access may read."""
+    from kbgraph.access import Governance
+
+    with store.transaction():
+        li = store.add_decision(_decision())
+        ortiz = store.add_decision(_decision(candidate="person:sam ortiz"))
+        store.add_decision(_decision(candidate="person:sam roe", outcome="rejected"))
+        store.add_decision(_decision("Ana", "person:ana lee"))
+        store.set_decision_governance(li, Governance("ana", "team", "normal"))
+        store.set_decision_governance(ortiz, Governance("ana", "private", "normal"))
+    assert [q["id"] for q in store.open_questions_about(LOCAL, "sam")] == [li, ortiz]
+    assert store.open_questions_about(LOCAL, "sam")[0]["candidate_name"] == "Sam Li"
+    bob = Access("bob", frozenset({"team", "public"}), "normal")
+    assert [q["id"] for q in store.open_questions_about(bob, "sam")] == [li]
+    assert store.open_questions_about(LOCAL, "nobody") == []

@@ -34,7 +34,7 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
     named = entities_named(store, key, entity_type, access)
-    unresolved = _open_questions(store, key, named, entity_type, access) if questions else []
+    unresolved = _open_questions(store, name, named, entity_type, access) if questions else []
     if len(named) == 1 and not unresolved:
         return named[0]
     if named or unresolved:
@@ -68,9 +68,9 @@ def similar_names(store: Store, name: str, entity_type: str | None, limit: int =
     return [m.name for m in store.similar_entity_names(access, name_key(name), entity_type, limit)]
 
 
-def _open_questions(store: Store, key: str, named: list[Entity], entity_type: str | None,
+def _open_questions(store: Store, name: str, named: list[Entity], entity_type: str | None,
                     access: Access) -> list[dict]:
-    """The names spelled key that are still questions: {"type", "entity" (its placeholder, or None for a
+    """The names spelled like name that are still questions: {"type", "entity" (its placeholder, or None for a
     name in prose, which makes none), "questions"}. "Sam" in a meeting, asked about as Sam Li and as Sam
     Ortiz, is not settled, so a lookup of "Sam" must show it with those candidates rather than answer
     with the placeholder. A name an entity's page carries is that entity: its questions (a duplicate
@@ -80,11 +80,21 @@ def _open_questions(store: Store, key: str, named: list[Entity], entity_type: st
     paged = {e.type for e in named if e.page_path is not None}
     placeholders = {e.type: e for e in named if e.page_path is None}
     by_type: dict[str, list[dict]] = {}
-    for q in store.decisions(access, "asked"):
-        if (q["candidate_key"] and name_key(q["surface"]) == key and entity_type in (None, q["surface_type"])
-                and q["surface_type"] not in paged):
+    for q in store.open_questions_about(access, _question_key(name)):
+        if q["candidate_key"] and entity_type in (None, q["surface_type"]) and q["surface_type"] not in paged:
             by_type.setdefault(q["surface_type"], []).append(q)
     return [{"type": t, "entity": placeholders.get(t), "questions": qs} for t, qs in sorted(by_type.items())]
+
+
+def _question_key(name: str) -> str:
+    """The key the resolver files its questions about a name under (resolve/keys.py surface_key)."""
+    from ..errors import MissingDependency
+    from ..resolve.keys import surface_key
+
+    try:
+        return surface_key(name)
+    except (InvalidInput, MissingDependency):  # nothing to match, or no resolver to have asked anything
+        return name_key(name)
 
 
 def _ambiguous(store: Store, name: str, named: list[Entity], unresolved: list[dict], access: Access) -> Ambiguous:
