@@ -84,6 +84,7 @@ PAGES = {
 }
 NOTE = """---
 title: Rollout sync
+attendees: [Lena Fischer]
 ---
 # Rollout sync
 
@@ -127,9 +128,9 @@ def test_confirming_a_prose_question_links_the_name_without_a_merge(prose_vault)
     result = kbg(prose_vault, "resolve", "confirm", str(question["id"]))
     assert result["entity"] == "Lena Fischer" and result["documents"] == ["notes/sync.md"]
     assert kbg(prose_vault, "resolve", "pending")["questions"] == []
-    kinds = next(d for d in kbg(prose_vault, "person", "timeline", "Lena Fischer")["documents"]
-                 if d["path"] == "notes/sync.md")["mentions"]
-    assert kinds == 2, "'Lena Fischr' and, confirmed, 'Lenna'"
+    mentions = next(d for d in kbg(prose_vault, "person", "timeline", "Lena Fischer")["documents"]
+                    if d["path"] == "notes/sync.md")["mentions"]
+    assert mentions == 3, "the attendee, 'Lena Fischr' and, confirmed, 'Lenna'"
     kbg(prose_vault, "index", "--full")
     assert kbg(prose_vault, "resolve", "pending")["questions"] == [], "an answer is kept across --full"
 
@@ -141,4 +142,13 @@ def test_a_rejected_prose_question_is_not_asked_again(prose_vault):
     assert kbg(prose_vault, "resolve", "pending")["questions"] == []
     sync = next(d for d in kbg(prose_vault, "person", "timeline", "Lena Fischer")["documents"]
                 if d["path"] == "notes/sync.md")
-    assert sync["mentions"] == 1, "only 'Lena Fischr'"
+    assert sync["mentions"] == 2, "the attendee and 'Lena Fischr', not 'Lenna'"
+
+
+def test_a_one_word_name_is_asked_about_only_where_the_note_is_about_that_person(tmp_path):
+    root = tmp_path / "vault"
+    (root / "people").mkdir(parents=True)
+    (root / "people/lena-fischer.md").write_text(PAGES["people/lena-fischer.md"])
+    (root / "example.md").write_text("# Example\n\nLenna wants to deploy the service on Friday.\n")
+    kbg(root, "index")
+    assert kbg(root, "resolve", "pending")["questions"] == [], "an example persona, not Lena Fischer"

@@ -331,7 +331,7 @@ class Mention:
     start: int | None
     end: int | None
     surface: str
-    kind: str  # "text" | "wikilink" | "link" (markdown) | "frontmatter"
+    kind: str  # "text" | "prose" (another spelling, resolved) | "wikilink" | "link" (markdown) | "frontmatter"
 
 
 @dataclass(frozen=True)

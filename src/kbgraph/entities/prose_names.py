@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from .common_words import COMMON_WORDS
+from .mentions import trie_pattern
 
 MAX_NAMES = 100  # per text: a note is not a roster; the resolver is asked about at most this many
 MAX_WORDS = 3  # "Maria de la Cruz" is missed; "Kubernetes Enhancement Proposal Template" is not a name
@@ -32,7 +33,7 @@ _WORD = rf"(?:[{_UPPER}]['’])?[{_UPPER}][{_LOWER}]+(?:-[{_UPPER}][{_LOWER}]+)?
 # A run of capitalised words (spaces or tabs between, never a line break), then an optional possessive.
 _RUN = re.compile(
     rf"(?<![\w@#$/.\\'’\[|-])({_WORD}(?:[ \t]{_WORD})*)(['’]s)?(?![\w@/'’-])"
-)
+)  # for a run that starts after a cue; those that end before one are found by _RUN_AT_END
 _BEFORE = frozenset(
     """with thanks thank thanked cc asked ask told tell met ping pinged emailed called invited introduced
     interviewed hired hi hey hello dear""".split()
@@ -51,7 +52,6 @@ _NOT_NAMES = frozenset(
     tuesday wednesday thursday friday saturday sunday today tomorrow yesterday""".split()
 )
 _ONE_WORD = re.compile(_WORD)
-_LOWER_WORD = re.compile(rf"(?<![\w'’-])[{_LOWER}]+(?![\w'’-])")
 # Words of this length with these endings are verbs, adverbs or abstract nouns ("Failed", "Having",
 # "Explicitly", "Federation"), hardly ever names; a shorter one may be (Ahmed, Ming).
 _NOT_NAME_ENDINGS = ("ing", "ed", "ly", "tion", "ment", "ness", "ity", "able", "ible")
@@ -78,6 +78,22 @@ _SENTENCE_OPENING = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*+>#]+\s*|\d+[.)]\s*)?)
 _WORD_BEFORE = re.compile(r"([A-Za-z]+):?[ \t]+$")
 _WORD_AFTER = re.compile(r"[ \t]+([a-z]+)(?:[ \t]+([a-z]+))?")
 _LIST_GAP = re.compile(r"(?:,[ \t]*(?:and[ \t]+)?|[ \t]+(?:and|&)[ \t]+)")
+_WINDOW = 120  # characters before a cue searched for the run it follows: three long words and more
+_RUN_START = rf"(?<![\w@#$/.\\'’\[|-])({_WORD}(?:[ \t]{_WORD})*)"
+_RUN_AT_END = re.compile(_RUN_START + r"(['’]s)?\Z")
+_RUN_AND_GAP_AT_END = re.compile(_RUN_START + _LIST_GAP.pattern + r"\Z")
+# Every cue in one pass over the text: a possessive, a verb after a name, a word before one. Each
+# alternative opens with one character of a small set, so the regex engine skips the text between
+# those characters at C speed; the words are tries (as entities/mentions.py matches names), and "to"
+# counts only with its verb ("to follow"): a bare " to" is everywhere.
+_BEFORE_TRIE = trie_pattern([w for b in _BEFORE for w in (b, b.capitalize())])
+_CUE = re.compile(
+    r"[ \t\n(>*\"'’](?:(?<=['’])(?P<possessive>s)\b"
+    r"|(?<=[ \t])(?=(?P<after>" + trie_pattern([*_AFTER, *(f"to {a}" for a in _ACTIONS)]) + r")\b)"
+    r"|(?=(?P<before>" + _BEFORE_TRIE + rf":?[ \t]+)[{_UPPER}]))"
+)
+# Also a before cue where the same word ends an after one ("I asked Tristan").
+_CUE_AT_START = re.compile(r"(?P<before>" + _BEFORE_TRIE + rf":?[ \t]+)(?=[{_UPPER}])")
 
 
 @dataclass(frozen=True)
@@ -90,45 +106,119 @@ class ProseName:
     cue: str  # "before: with" | "after: said" | "possessive" | "list"
 
 
-def find_prose_names(text: str, vocabulary: frozenset[str] | None = None) -> list[ProseName]:
+def find_prose_names(text: str, vocabulary: LowerWords | None = None) -> list[ProseName]:
     """The person-like names in text, in order, non-overlapping, at most MAX_NAMES. vocabulary: the
-    words written in lower case around it (its document's; default the text's own, lower_words)."""
+    words written in lower case around it (its document's; default the text's own)."""
     runs = []
-    lower = lower_words(text) if vocabulary is None else vocabulary
-    for match in _RUN.finditer(text):
-        if _technical_neighbours(text, match):
+    lower = LowerWords(text) if vocabulary is None else vocabulary
+    for run_start, run_end, possessive in _cued_runs(text):
+        if _technical_neighbours(text, run_start, run_end):
             continue
-        for start, end in _name_parts(match, lower):
-            possessive = end == match.end(1) and match.group(2) is not None
-            runs.append((start, end, "possessive" if possessive else _cue(text, start, end)))
+        for start, end in _name_parts(text, run_start, run_end, lower):
+            runs.append((start, end, "possessive" if possessive and end == run_end else _cue(text, start, end)))
     runs = _cued_by_list(text, runs)
     out = [ProseName(start, end, text[start:end], cue) for start, end, cue in runs
            if cue and (cue not in WEAK_CUES or " " in text[start:end].strip())]
     return out[:MAX_NAMES]
 
 
-def _technical_neighbours(text: str, match: re.Match) -> bool:
+def _cued_runs(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, possessive) of each capitalised run next to a cue, and of the runs listed with
+    one ("Ana, Ravi and Lena joined"), in order. The cues are looked for first, and runs only next
+    to them: most capitalised words of a note (sentence openings, headings, titles) are never read."""
+    found: dict[int, tuple[int, bool]] = {}
+    first = _CUE_AT_START.match(text)
+    for cue in ([first] if first else []) + list(_CUE.finditer(text)):
+        at = cue.start()
+        if cue.lastgroup == "after" and (both := _CUE_AT_START.match(text, at + 1)):
+            _add_run(found, _RUN.match(text, both.end("before")), False)  # "I asked Tristan": a cue both ways
+        if cue.lastgroup == "before":
+            run = _RUN.match(text, cue.end("before"))
+        elif _after_capitalised_word(text, at):
+            run = _RUN_AT_END.search(text, max(0, at - _WINDOW), at)
+        else:
+            continue
+        _add_run(found, run, cue.lastgroup == "possessive")
+    for start, (end, _) in list(found.items()):  # the runs a list joins to a cued one, either side
+        _listed(text, start, end, found)
+    return sorted((start, end, possessive) for start, (end, possessive) in found.items())
+
+
+def _add_run(found: dict[int, tuple[int, bool]], run: re.Match | None, possessive: bool) -> None:
+    if run:
+        found[run.start(1)] = (run.end(1), possessive or run.group(2) is not None)
+
+
+def _listed(text: str, start: int, end: int, found: dict[int, tuple[int, bool]]) -> None:
+    left = start
+    while (run := _RUN_AND_GAP_AT_END.search(text, max(0, left - _WINDOW), left)) and run.start(1) not in found:
+        found[run.start(1)] = (run.end(1), False)
+        left = run.start(1)
+    right = end
+    while (gap := _LIST_GAP.match(text, right)) and (run := _RUN.match(text, gap.end())) \
+            and run.start(1) not in found:
+        found[run.start(1)] = (run.end(1), run.group(2) is not None)
+        right = run.end(1)
+
+
+def _after_capitalised_word(text: str, at: int) -> bool:
+    """Whether a capitalised word ends at `at` ("Mehta" before " asked"): checked by hand, since
+    most cues ("to", "'s") follow lower-case words and a regex search per cue would cost more."""
+    k = at - 1
+    if k < 0 or not text[k].islower():
+        return False
+    while k > 0 and text[k - 1].isalpha() and text[k - 1].islower():
+        k -= 1
+    return k > 0 and text[k - 1].isupper()
+
+
+def _technical_neighbours(text: str, start: int, end: int) -> bool:
     """"SIG Docs", "Windows Server 2019", "Kubernetes v1.24": an acronym or a number next to a
     capitalised run makes it a product or a group, not a person."""
-    before = _TECHNICAL_NEIGHBOUR_BEFORE.search(text, max(0, match.start() - 30), match.start())
-    return before is not None or _TECHNICAL_NEIGHBOUR_AFTER.match(text, match.end(1)) is not None
+    before = _TECHNICAL_NEIGHBOUR_BEFORE.search(text, max(0, start - 30), start)
+    return before is not None or _TECHNICAL_NEIGHBOUR_AFTER.match(text, end) is not None
 
 
-def lower_words(text: str) -> frozenset[str]:
+class LowerWords:
     """The words a text writes in lower case: a capitalised word also written so ("the pod", "a
-    manager") is a term of the text, not a name."""
-    return frozenset(_LOWER_WORD.findall(text))
+    manager") is a term of the text, not a name. Looked up per word asked about (a few per note),
+    never by reading every word of the text."""
+
+    def __init__(self, text: str):
+        self._text = text
+        self._seen: dict[str, bool] = {}
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str) or not word:
+            return False
+        if word not in self._seen:
+            self._seen[word] = _written_alone(self._text, word)
+        return self._seen[word]
 
 
-def _name_parts(match: re.Match, lower: frozenset[str]) -> list[tuple[int, int]]:
+def _written_alone(text: str, word: str) -> bool:
+    at = text.find(word)
+    while at != -1:
+        end = at + len(word)
+        if (at == 0 or not _joins(text[at - 1])) and (end == len(text) or not _joins(text[end])):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def _joins(char: str) -> bool:
+    return char.isalnum() or char in "_'’-"
+
+
+def _name_parts(text: str, run_start: int, run_end: int, lower: LowerWords) -> list[tuple[int, int]]:
     """The name in a capitalised run: its name-like words at the end of the run, after at most one
     other word ("Then Arjoon Mehta", "Thanks Priya Raman"), at most MAX_WORDS of them. A run with
     other words inside ("The Pod Security Admission") holds no name: names are not fragments of titles."""
-    base = match.start(1)
-    words = [(base + w.start(), base + w.end(), _name_like(w.group(), lower))
-             for w in _ONE_WORD.finditer(match.group(1))]
+    words = [(w.start(), w.end(), _name_like(w.group(), lower)) for w in _ONE_WORD.finditer(text, run_start, run_end)]
+    if not words:
+        return []
     first = 1 if not words[0][2] else 0
-    if first and not _opens(match.group(1)[: words[0][1] - base], match.string, match.start(1)):
+    if first and not _opens(text[words[0][0]:words[0][1]], text, run_start):
         return []  # "Rootless Docker": the run is a title, its last word no name
     if len(words) - first > MAX_WORDS or not all(like for _, _, like in words[first:]):
         return []
@@ -144,7 +234,7 @@ def _opens(word: str, text: str, start: int) -> bool:
     return _SENTENCE_OPENING.search(text, max(0, start - 4), start) is not None
 
 
-def _name_like(word: str, lower: frozenset[str]) -> bool:
+def _name_like(word: str, lower: LowerWords) -> bool:
     if not word[0].isupper() or len(word) < 2:
         return False
     folded = word.casefold()

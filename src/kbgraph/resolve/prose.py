@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..entities.prose_names import find_prose_names, lower_words
+from ..entities.prose_names import LowerWords, ProseName, find_prose_names
 from ..errors import InvalidInput
 from ..model import Mention
 from .model import EntityProfile, MentionInfo
@@ -96,28 +96,25 @@ class ProseResolver:
         if not len(self.index):
             return found, []
         context = frozenset(sorted(anchored | {m.entity_id for _, m in found})[:MAX_CONTEXT])
-        vocabulary = lower_words("\n".join(text for _, _, text in chunks))
         spans = sorted((m.start, m.end, i) for i, (_, m) in enumerate(found) if m.start is not None and m.end is not None)
-        decided: dict[str, object] = {}
+        decided: dict[str, tuple[int | None, list[ProseDecision]]] = {}
         dropped: set[int] = set()
         added, logged = [], []
-        for chunk_id, chunk_start, text in chunks:
-            fences = _fences(text)
-            for name in find_prose_names(text, vocabulary):
-                start, end = chunk_start + name.start, chunk_start + name.end
-                inside = _overlapping(spans, start, end)
-                if (any(s <= name.start < e for s, e in fences) or not _may_resolve(found, inside, start, end)
-                        or name_key(name.surface) in known):
+        for (chunk_id, chunk_start, text), name in _names_by_chunk(chunks):
+            start, end = chunk_start + name.start, chunk_start + name.end
+            inside = _overlapping(spans, start, end)
+            if (not _may_resolve(found, inside, start, end) or name_key(name.surface) in known
+                    or _in_code(text, name.start)):
+                continue
+            if name.surface not in decided:
+                if len(decided) >= MAX_PER_DOCUMENT:
                     continue
-                if name.surface not in decided:
-                    if len(decided) >= MAX_PER_DOCUMENT:
-                        continue
-                    decided[name.surface] = self._decide(name.surface, context, doc_path)
-                    logged.extend(decided[name.surface][1])
-                linked = decided[name.surface][0]
-                if linked is not None and all(found[i][1].entity_id == linked for i in inside):
-                    dropped.update(inside)
-                    added.append((chunk_id, Mention(linked, start, end, name.surface, PROSE)))
+                decided[name.surface] = self._decide(name.surface, context, doc_path)
+                logged.extend(decided[name.surface][1])
+            linked = decided[name.surface][0]
+            if linked is not None and all(found[i][1].entity_id == linked for i in inside):
+                dropped.update(inside)
+                added.append((chunk_id, Mention(linked, start, end, name.surface, PROSE)))
         kept = [pair for i, pair in enumerate(found) if i not in dropped]
         return sorted(kept + added, key=lambda pair: (pair[1].start is None, pair[1].start or 0)), logged
 
@@ -132,13 +129,24 @@ class ProseResolver:
             return decision.best.entity_id, [self._row(decision, decision.best, "auto-linked", doc_path)]
         if decision.outcome == "ask":
             asked = [c for c in decision.candidates if c.score >= self.thresholds.ask] or [decision.best]
-            return None, [self._row(decision, c, "asked", doc_path) for c in asked if c is not None]
+            asked = [c for c in asked if c is not None and _worth_asking(surface, c, context)]
+            return None, [self._row(decision, c, "asked", doc_path) for c in asked]
         return None, []
 
     def _row(self, decision, candidate, outcome: str, doc_path: str) -> ProseDecision:
         features = {**candidate.features.as_dict(), PROSE: 1.0}
         return ProseDecision(decision.surface, decision.key, self.keys[candidate.entity_id], candidate.name,
                              outcome, round(candidate.score, 6), features, doc_path)
+
+
+def _worth_asking(surface: str, candidate, context: frozenset[int]) -> bool:
+    """A one-word name ("Joan wants", "Bob's") is asked about only when the note is about that person
+    already (names them exactly or in its frontmatter) or shares their company: technical prose is
+    full of example people, and a bare first name with nothing around it would ask about a stranger
+    every time (bench/RESULTS.md, names in prose)."""
+    if len(surface.split()) > 1 and not candidate.features.low_info:
+        return True
+    return candidate.entity_id in context or candidate.features.context > 0
 
 
 def _overlapping(spans: list[tuple[int, int, int]], start: int, end: int) -> list[int]:
@@ -154,12 +162,33 @@ def _may_resolve(found, inside: list[int], start: int, end: int) -> bool:
     return True
 
 
-def _fences(text: str) -> list[tuple[int, int]]:
+def _names_by_chunk(chunks: list[tuple[int, int, str]]):
+    """(chunk, name at an offset of the chunk's text) for the person-like names of a document: found
+    in its chunks joined by line breaks, one pass for the whole note (a name never spans a line), the
+    lower-case words of the whole note telling terms from names."""
+    from bisect import bisect_right
+
+    texts = [text for _, _, text in chunks]
+    joined = "\n".join(texts)
+    offsets, at = [], 0
+    for text in texts:
+        offsets.append(at)
+        at += len(text) + 1
+    for name in find_prose_names(joined, LowerWords(joined)):
+        i = bisect_right(offsets, name.start) - 1
+        local = name.start - offsets[i]
+        if name.end - offsets[i] <= len(texts[i]):
+            yield chunks[i], ProseName(local, local + len(name.surface), name.surface, name.cue)
+
+
+def _in_code(text: str, position: int) -> bool:
+    """Whether a position of a chunk's text is inside fenced code (parsed only for a chunk that has a
+    name and a fence: most have neither)."""
     if "```" not in text and "~~~" not in text:
-        return []
+        return False
     from ..ingest.markdown import parse_sections
 
-    return parse_sections(text)[1]
+    return any(s <= position < e for s, e in parse_sections(text)[1])
 
 
 def _context(docs_entities: dict[int, list[tuple[int, str, str]]]) -> dict[int, frozenset[int]]:
