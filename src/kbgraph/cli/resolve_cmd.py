@@ -121,7 +121,8 @@ def log(outcome, vault, as_json, fmt, fields) -> None:
 @vault_option
 @json_option
 def confirm(question_id, vault, as_json) -> None:
-    """Yes: the name is that entity (recorded as a merge; `kbg entity unmerge NAME` undoes it)."""
+    """Yes: the name is that entity. A full name becomes its alias (a merge; `kbg entity unmerge NAME`
+    undoes it); a short one ("Sam", "T. Becker") is linked in its notes and finds the entity from now on."""
     from ..resolve.answers import confirm as do_confirm
 
     with open_workspace(vault) as ws:
