@@ -183,3 +183,13 @@ def test_an_unmerge_killed_between_its_steps_is_completed_by_running_it_again(in
     unmerged = [d for d in kbg(vault, "resolve", "log", "--outcome", "rejected")["decisions"]
                 if d["surface"] == "Sam Ortiz"]
     assert len(unmerged) == 1, "the pair is remembered once"
+
+
+def test_a_merge_made_again_after_a_killed_unmerge_is_what_the_next_unmerge_undoes(indexed_vault):
+    vault = indexed_vault
+    kbg(vault, "entity", "merge", "Sam Ortiz", "Sam Li")
+    killed_at("kbgraph.entities.merging:_give_relations_back", vault, "entity", "unmerge", "Sam Ortiz")
+    kbg(vault, "entity", "merge", "Sam Ortiz", "Sam Li")  # the user merged them again instead
+    kbg(vault, "entity", "unmerge", "Sam Ortiz")
+    assert kbg(vault, "person", "find", "Sam Ortiz")["entity"]["name"] == "Sam Ortiz", "apart: the new merge undone"
+    assert "was not merged" in kbg(vault, "entity", "unmerge", "Sam Ortiz", code=1)["error"]

@@ -50,6 +50,8 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
                       entity_key(into.type, into.name), into.type, into.name),
                 outcome["undo"], now,
             )
+            if entity_key(merged.type, merged.name) in _all_pending(store):  # an unmerge killed, then merged again:
+                _save_pending(store, entity_key(merged.type, merged.name), None)  # this merge is what to undo now
             store.set_meta("entities_dirty", "1")
         edited = _remove_self_lines(ws, outcome["self_loops_dropped"], {merged.id: merged, into.id: into})
         from ..ingest.pipeline import index_vault
