@@ -75,6 +75,10 @@ def main() -> None:
     from ..locks import on_wait
 
     on_wait(lambda message: sys.stderr.write(f"{cli_words(message)}\n"))
+    from .arguments import find_undecodable
+
+    if (undecodable := find_undecodable(cli, sys.argv[1:])) is not None:
+        _fail(undecodable, "InvalidInput", 2)
     try:
         cli.main(prog_name="kbg")
     except Ambiguous as exc:
@@ -92,6 +96,15 @@ def main() -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+
+
+def _fail(message: str, kind: str, exit_code: int) -> None:
+    if _wants_json():
+        from .output import print_json
+
+        print_json({"error": message, "kind": kind})
+    sys.stderr.write(f"error: {message}\n")
+    sys.exit(exit_code)
 
 
 def _wants_json() -> bool:
