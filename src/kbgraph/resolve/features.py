@@ -264,6 +264,7 @@ NAMESAKE_WHY = {
 }
 
 
+@lru_cache(maxsize=1 << 16)
 def namesake_kind(mine: str, theirs: str) -> str | None:
     """Whether `mine`, matched to `theirs` by sound or by one typo, is likely another person's name.
 
