@@ -31,6 +31,7 @@ Usage:
     env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/resolution_eval.py         # ~30 s on 2 cores
     .venv/bin/python bench/resolution_eval.py --fit   # + weights fitted on seed 7, scored on the eval seed (~45 s)
     .venv/bin/python bench/resolution_eval.py --scale 0 --seed 23   # no latency run; another seed
+    .venv/bin/python bench/resolution_eval.py --only-namesakes   # section 4 alone (~3 s)
 """
 
 from __future__ import annotations
