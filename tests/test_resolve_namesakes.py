@@ -218,3 +218,15 @@ def test_capping_a_namesake_does_not_hand_the_link_to_another_near_miss():
     d = index.resolve(MentionInfo("Alexander Maisford", "person"))
     assert d.outcome == "ask" and {1, 2} <= {c.entity_id for c in d.candidates}, d.reason
     assert index.resolve(MentionInfo("Alexander Maruford", "person")).outcome == "auto-link"  # exact: no question
+
+
+def test_an_indexed_namesake_is_a_question_whose_why_names_the_words(tmp_path):
+    from .conftest import kbg, run_kbg
+
+    (tmp_path / "people").mkdir()
+    (tmp_path / "people" / "ravi-shah.md").write_text("---\ntype: person\nname: Ravi Shah\n---\n# Ravi Shah\n")
+    (tmp_path / "sync.md").write_text("---\ntype: meeting\nattendees: [Ravi Shaw]\n---\n# Sync\n")
+    assert run_kbg("index", "--vault", str(tmp_path)).returncode == 0
+    questions = kbg(tmp_path, "resolve", "pending")["questions"]
+    assert [(q["surface"], q["candidate_name"]) for q in questions] == [("Ravi Shaw", "Ravi Shah")]
+    assert questions[0]["why"] == "surname differs (Shaw / Shah): another person's name, asked"

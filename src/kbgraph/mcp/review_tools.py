@@ -56,17 +56,18 @@ def _register_suggestions(server: MCPServer, ws: Workspace) -> None:
 
 def _register_questions(server: MCPServer, ws: Workspace) -> None:
     from ..resolve.answers import confirm, pending, reject
+    from ..resolve.explain import with_reasons
 
     @server.tool(annotations=READ)
     @tool_errors
     def resolution_pending() -> CallToolResult:
         """Entity-resolution questions waiting for an answer: is this name that entity?"""
-        rows = pending(ws.store, ws.access)
+        rows = with_reasons(pending(ws.store, ws.access))
         data = {"count": len(rows), "questions": rows}
         if not rows:
             return result("no questions waiting", data)
         out = [f"#{r['id']} is {r['surface']!r} {r['candidate_name'] or '?'}? (P={r['score']:.2f}"
-               + (f", in {r['doc_path']})" if r["doc_path"] else ")") for r in rows]
+               + (f", in {r['doc_path']})" if r["doc_path"] else ")") + f": {r['why']}" for r in rows]
         return result(lines(f"{len(rows)} questions:", *out,
                             "next: resolution_confirm or resolution_reject with an id (ask the user: never guess)"), data)
 

@@ -45,15 +45,18 @@ def reject(ws: WS, suggestion_id: Id) -> JSON:
 def pending(ws: WS) -> JSON:
     """`kbg resolve pending`: is this name that entity?"""
     from ...resolve.answers import pending as run
+    from ...resolve.explain import with_reasons
 
-    rows = run(ws.store, access=ws.access)
+    rows = with_reasons(run(ws.store, access=ws.access))
     return {"count": len(rows), "questions": rows}
 
 
 @router.get("/resolve/log")
 def log(ws: WS, outcome: Literal["auto-linked", "asked", "confirmed", "rejected", "new"] | None = None) -> JSON:
     """`kbg resolve log`: every resolution decision, oldest first."""
-    rows = ws.store.decisions(ws.access, outcome)
+    from ...resolve.explain import with_reasons
+
+    rows = with_reasons(ws.store.decisions(ws.access, outcome))
     return {"count": len(rows), "decisions": rows}
 
 
