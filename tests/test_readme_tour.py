@@ -42,6 +42,7 @@ CLAIMS = {
     "resolve confirm 3": ("'Dana K' is Dana Kowalski",),
     "resolve reject 2": ("'Dan' is not Dana Kowalski",),
     "resolve calibrate": ("Calibration on 2 answers",),
+    "resolve log --outcome auto-linked": ("Arjoon Mehta", "Lena Fischr"),
     "entity unmerge Arjoon Mehta": ("separate from Arjun Mehta",),
     "entity link Ana Lima notes/hiring-thoughts.md": ("[[Ana Lima|Ana]]",),
 }
