@@ -52,6 +52,8 @@ def test_a_name_with_a_person_cue_is_found(text, names):
     "ARJUN MEHTA SAID so.",  # all capitals: no way to tell
     "It is needed by Rootless Docker to set up cgroups: rootless mode needs them.",  # a title the note writes in lower case
     "[[Nobody Here]] said hello.",
+    "T. B. said so.",  # initials only
+    "🙂 said hi, and مرحبا said hello.",  # emoji, right-to-left script
 ])
 def test_technical_or_uncued_phrases_are_not_names(text):
     assert _names(text) == []
@@ -119,6 +121,7 @@ def test_prose_names_link_ask_or_stay_candidates_through_the_cli(prose_vault):
     people = {c["surface"] for c in kbg(prose_vault, "entity", "candidates", "--type", "person",
                                         "--min-count", "1")["candidates"]}
     assert "Priya Raman" in people and not people & {"Pod Security", "Topology Manager"}
+    assert not people & {"Lena Fischr", "Lenna"}, "linked or asked: no candidate"
     assert sorted(e["name"] for e in kbg(prose_vault, "entity", "list", "--type", "person")["entities"]) \
         == ["Dana Kowalski", "Lena Fischer"]
 

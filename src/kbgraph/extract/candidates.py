@@ -102,6 +102,9 @@ def collect(store: Store, entity_type: str | None = None, min_count: int = 2, li
     from ..entities.names import name_key
 
     known = {name_key(name) for _, name in store.all_entity_names(LOCAL)}
+    # A name in prose the resolver linked or asked about is no candidate (resolve/prose.py); a rejected one is.
+    known |= {name_key(d["surface"]) for d in store.decisions(LOCAL) if d["features"].get("prose")
+              and d["outcome"] != "rejected"}
     seen: dict[tuple[str, str], dict] = {}
     for doc_path, text in store.all_chunk_texts():
         fences = parse_sections(text)[1] if ("```" in text or "~~~" in text) else []
