@@ -155,3 +155,11 @@ def test_a_one_word_name_is_asked_about_only_where_the_note_is_about_that_person
     (root / "example.md").write_text("# Example\n\nLenna wants to deploy the service on Friday.\n")
     kbg(root, "index")
     assert kbg(root, "resolve", "pending")["questions"] == [], "an example persona, not Lena Fischer"
+
+
+def test_a_prose_question_is_withdrawn_when_its_name_is_edited_away(prose_vault):
+    assert [q["surface"] for q in kbg(prose_vault, "resolve", "pending")["questions"]] == ["Lenna"]
+    note = prose_vault / "notes/sync.md"
+    note.write_text(note.read_text().replace("Lenna asked", "Lena asked"))
+    kbg(prose_vault, "index")
+    assert kbg(prose_vault, "resolve", "pending")["questions"] == []

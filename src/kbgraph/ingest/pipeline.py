@@ -402,8 +402,8 @@ def mentions_stage(run: IndexRun) -> None:
         results.close()
         del _SCAN_CONTEXTS[run_key]
     with store.transaction():
-        if rescan_all and run.prose_log is not None:
-            run.prose_log.withdraw_unraised(store)  # every document said what it still asks
+        if run.prose_log is not None:
+            run.prose_log.withdraw_unraised(store, rescan_all)  # the scanned documents said what they still ask
         store.set_meta("mentions_rescan_all", "0")
 
 
@@ -492,7 +492,8 @@ def _write_mentions(run: IndexRun, batch) -> None:
                 run.store.replace_suggestion_evidence(doc_id, path, found, now)
         run.store.drop_unstated_suggestions()
         if run.prose_log is not None:
-            run.prose_log.write(run.store, [d for _, _, prose in batch for d in prose], now)
+            run.prose_log.write(run.store, [d for _, _, prose in batch for d in prose], now,
+                                [run.extracted[doc_id][0] for doc_id, _, _ in batch if doc_id in run.extracted])
 
 
 def _drain_in_batches(run: IndexRun, stage: str, total: int, items, write) -> None:

@@ -209,8 +209,11 @@ class ProseLog:
     def __init__(self, decided: dict[tuple[str, str], str]):
         self.decided = decided
         self.raised: set[tuple[str, str]] = set()  # questions the scanned documents still raise
+        self.scanned: set[str] = set()  # the paths of those documents
 
-    def write(self, store, decisions: list[ProseDecision], now: str) -> None:
+    def write(self, store, decisions: list[ProseDecision], now: str, scanned=()) -> None:
+        """Log the decisions of a batch of documents (scanned: their paths)."""
+        self.scanned.update(scanned)
         for d in decisions:
             before = self.decided.get(d.pair)
             if d.outcome == "asked":
@@ -227,13 +230,15 @@ class ProseLog:
                 "created_at": now, "decided_at": None if d.outcome == "asked" else now,
             })
 
-    def withdraw_unraised(self, store) -> None:
-        """After every document was scanned: prose questions no note raises any more are withdrawn
-        (the other questions are the entity stage's to keep or withdraw)."""
+    def withdraw_unraised(self, store, everything: bool) -> None:
+        """Withdraw the prose questions no note raises any more: after a scan of every document, any
+        not raised again; after a scan of some, those asked in one of them (its name edited away). A
+        question is asked once, in the first note that raises it: another note with the same name
+        raises it again when it is scanned next. The other questions are the entity stage's."""
         from ..access import LOCAL
 
         keep = {(q["surface_key"], q["candidate_key"]) for q in store.decisions(LOCAL, "asked")
-                if not is_prose_question(q)}
+                if not is_prose_question(q) or (not everything and q["doc_path"] not in self.scanned)}
         store.drop_open_questions(keep | self.raised)
 
 
