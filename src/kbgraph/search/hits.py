@@ -134,8 +134,8 @@ def _best_chunks(store: Store, parsed: TextQuery, doc_ids: list[int]) -> dict[in
     testable = parsed.terms and len(parsed.terms) <= FTS_PLACING_TERMS
     matching = store.matching_chunks(parsed.requiring("any"), doc_ids) if testable \
         else {chunk_id for chunk_id, _, _ in sections}
-    present = [(chunk_id, doc_id, words.intersection(w.casefold() for w in _WORD.findall(text)))
-               for chunk_id, doc_id, text in sections]
+    alone = standing_alone(words)
+    present = [(chunk_id, doc_id, _query_words_in(text, alone)) for chunk_id, doc_id, text in sections]
     spread: dict[str, int] = {}
     for _, _, found in present:
         for word in found:
@@ -146,6 +146,27 @@ def _best_chunks(store: Store, parsed: TextQuery, doc_ids: list[int]) -> dict[in
         if doc_id not in best or key > best[doc_id][:2]:
             best[doc_id] = (*key, chunk_id)
     return {doc_id: chunk_id for doc_id, (_, _, chunk_id) in best.items()}
+
+
+def standing_alone(words: set[str]) -> dict[str, re.Pattern]:
+    """Each word -> a pattern that finds it standing alone: no letter or digit on either side (how
+    _WORD cuts text, an underscore included as a cut)."""
+    return {word: re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])") for word in words}
+
+
+def _query_words_in(text: str, alone: dict[str, re.Pattern]) -> set[str]:
+    """The query's words (alone: each casefolded word -> the pattern of it standing alone) that are words
+    of text, casefolded. Cutting every section into words was ~90% of placing 50 KEP notes; instead a
+    word is looked for where it can be: it is a substring of the casefolded text wherever it is one of
+    its words, and in ASCII text (casefold is lower(), letter for letter) it is one of its words exactly
+    where it stands alone. Other text is cut into words as before."""
+    folded = text.casefold()
+    here = [word for word in alone if word in folded]
+    if not here:
+        return set()
+    if text.isascii():
+        return {word for word in here if alone[word].search(folded)}
+    return set(here).intersection(w.casefold() for w in _WORD.findall(text))
 
 
 def ranked_key(r: Ranked, unit: str) -> int:

@@ -12,6 +12,10 @@ from .fts5 import CLOSE, OPEN, match_expression, read_marked
 from .rows import EVERY_ROW
 
 
+# The most indexed words the prefixes of one query may stand for together (see _refuse_broad_prefixes).
+MAX_PREFIX_WORDS = 500
+
+
 class SearchQueries:
     db: sqlite3.Connection
 
@@ -56,6 +60,7 @@ class SearchQueries:
             return []
         from ...errors import StoreError
 
+        self._refuse_broad_prefixes(query)
         fts_query = match_expression(query)
         where, params = _readable_passing(access, flt)
         if where == EVERY_ROW:  # FTS5 ranks and cuts alone; the join reads only the rows kept
@@ -71,6 +76,26 @@ class SearchQueries:
             return [(row_id, doc, -rank) for row_id, doc, rank in self.db.execute(sql, args)]
         except sqlite3.OperationalError as exc:
             raise StoreError(f"search failed for {fts_query!r}: {exc}") from exc
+
+    def _refuse_broad_prefixes(self, query: TextQuery) -> None:
+        """A query whose prefixes stand for more than MAX_PREFIX_WORDS indexed words together is refused
+        before it runs: FTS5 reads the whole doclist of every word a prefix expands to, in each of the
+        search's passes (rank, place, snippets), so three one-letter prefixes on the KEP vault (~1,100 to
+        1,800 words each) cost ~0.4 s. The count comes from the vocabulary (a few ms for one letter), and
+        only a query with a prefix pays it."""
+        prefixes = sorted({t.words[-1].lower() for t in (*query.terms, *query.exclusions) if t.prefix})
+        if not prefixes:
+            return
+        self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.kbg_doc_vocab USING fts5vocab(main, doc_fts, row)")
+        counts = {p: self.db.execute("SELECT count(*) FROM temp.kbg_doc_vocab WHERE term >= ? AND term < ?",
+                                     (p, p + "\U0010ffff")).fetchone()[0] for p in prefixes}
+        if sum(counts.values()) > MAX_PREFIX_WORDS:
+            from ...errors import InvalidInput
+
+            said = ", ".join(f"{p}* ({n:,})" for p, n in counts.items())
+            raise InvalidInput(f"the query's prefixes stand for {sum(counts.values()):,} indexed words together"
+                               f" ({said}), more than the {MAX_PREFIX_WORDS:,} a search expands",
+                               param="query", hint="make a prefix longer, or write the word out")
 
     def chunks_mentioning(self, access: Access, entity_ids: list[int], flt: DocFilter,
                           limit: int = 2000) -> list[tuple]:
