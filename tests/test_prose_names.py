@@ -163,3 +163,10 @@ def test_a_prose_question_is_withdrawn_when_its_name_is_edited_away(prose_vault)
     note.write_text(note.read_text().replace("Lenna asked", "Lena asked"))
     kbg(prose_vault, "index")
     assert kbg(prose_vault, "resolve", "pending")["questions"] == []
+
+
+def test_unlinking_takes_back_a_prose_link(prose_vault):
+    kbg(prose_vault, "entity", "unlink", "Lena Fischer", "notes/sync.md")
+    sync = next(d for d in kbg(prose_vault, "person", "timeline", "Lena Fischer")["documents"]
+                if d["path"] == "notes/sync.md")
+    assert sync["mention_kinds"] == ["frontmatter"], "'Lena Fischr' in the text is not her here"
