@@ -123,7 +123,8 @@ def test_stale_log_suggestion_filters_and_index_status(client):
     _error(client.get("/entities/stale", params={"days": -1}), 422, "invalid_request")
 
     log = client.get("/resolve/log").json()
-    assert {d["surface"] for d in log["decisions"]} == {"Arjoon Mehta", "Dan", "Dana K"}, "the sample's names"
+    assert {d["surface"] for d in log["decisions"]} == {"Arjoon Mehta", "Dan", "Dana K", "Lena Fischr"}, \
+        "the sample's names (Lena Fischr in a note's prose)"
     _error(client.get("/resolve/log", params={"outcome": "maybe"}), 422, "invalid_request")
 
     pending = client.get("/suggestions").json()["suggestions"]
