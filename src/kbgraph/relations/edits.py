@@ -173,8 +173,14 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
     rtype, src, tgt = canonical(vocab, source, type_name, target)
     with write_lock(ws.root):
         row = store.get_relation(src.id, tgt.id, rtype.name)
+        # Every page of either end may state it (Dana's "- reports-to [[Ben]]", Ben's "- manages [[Dana]]").
+        pages = {doc_id: store.get_entity(LOCAL, owner[0]) for doc_id, owner in store.page_entity_ids().items()
+                 if owner[0] in (src.id, tgt.id)}
+        paths = {doc_id: store.get_document(LOCAL, doc_id=doc_id)["path"] for doc_id in pages}
         if row is None and _was_ended(store, ws, src, rtype.name, tgt):
-            # Removed already (a first run that was killed after ending it, or run twice): done, not refused.
+            # Removed already (a first run that was killed after ending it, or run twice): done, not refused;
+            # a page that run edited is re-read if it was not (unchanged pages are skipped).
+            reread_after_write(ws, set(paths.values()))
             return {"removed": True, "already": True, "source": src.name, "type": rtype.name,
                     "target": tgt.name, "page": None}
         if row is None:
@@ -185,19 +191,17 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
             raise InvalidInput(
                 f"{src.name} --{rtype.name}--> {tgt.name} comes from the frontmatter of {home} "
                 "(a key kbgraph.toml maps to relations); edit that file to remove it")
-        # Every page of either end may state it (Dana's "- reports-to [[Ben]]", Ben's "- manages [[Dana]]").
-        pages = {doc_id: store.get_entity(LOCAL, owner[0]) for doc_id, owner in store.page_entity_ids().items()
-                 if owner[0] in (src.id, tgt.id)}
         edited = []
         for doc_id, page_entity in pages.items():
-            path = store.get_document(LOCAL, doc_id=doc_id)["path"]
+            path = paths[doc_id]
             matches = line_matcher(vocab, page_entity, rtype, src, tgt)
             if edit_page(ws.root, path, lambda text, off, m=matches: remove_lines(text, off, m)[0]):
                 edited.append(path)
         with store.transaction():
             store.end_relation(row["id"], now_iso())
-        if edited:
-            reread_after_write(ws, set(edited))
+        # Every page of either end, not only those edited now: a first run killed after its page edit
+        # left a page that this run finds edited already, and the index must still read it again.
+        reread_after_write(ws, set(paths.values()))
     page_path = ", ".join(sorted(edited)) or None
     return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
 

@@ -69,6 +69,10 @@ def accept(ws: Workspace, suggestion_id: int) -> dict:
     docs = (store.get_document(LOCAL, doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
     doc = next((d for d in docs if d is not None and (ws.root / d["path"]).is_file()), None)
     relation = _related_already(ws, suggestion, source, target) if redo else None
+    if relation is not None:  # a first run killed after writing it may not have re-read the page it wrote
+        from ..ingest.pipeline import reread_after_write
+
+        reread_after_write(ws, {page for page in (source.page_path, target.page_path) if page})
     if relation is None:
         relation = relate_entities(ws, source, suggestion["type"], target, None, doc, None, False,
                                    suggestion["confidence"])
