@@ -90,8 +90,10 @@ def state(vault: Path) -> tuple[dict[str, str], dict[str, list[tuple]]]:
     return tree_digest(vault), index_rows(vault)
 
 
-def assert_same(crashed: Path, clean: Path) -> None:
+def assert_same(crashed: Path, clean: Path, left_out: tuple[str, ...] = ()) -> None:
     (files, rows), (clean_files, clean_rows) = state(crashed), state(clean)
+    for table in left_out:
+        rows.pop(table, None), clean_rows.pop(table, None)
     assert files == clean_files, {k for k in files.keys() | clean_files.keys() if files.get(k) != clean_files.get(k)}
     differ = {t for t in rows.keys() | clean_rows.keys() if rows.get(t) != clean_rows.get(t)}
     assert not differ, "\n".join(f"{t}: crashed has {sorted(set(rows.get(t, [])) - set(clean_rows.get(t, [])))}, "
@@ -170,14 +172,7 @@ def suggesting(indexed_once, tmp_path_factory) -> tuple[Path, str]:
     return vault, str(found[("Project Atlas", "uses", "ClickHouse")]["id"])
 
 
-# Known, left open: killed after the relation is written, the rerun completes the relation and re-reads
-# its page, but the re-scan's restatement of the suggestion (the same relation between the now-known
-# entities) stays listed as pending, where an uncrashed accept marks it accepted.
-_RESTATED_LEFT_PENDING = pytest.mark.xfail(strict=True, reason="the restated suggestion stays pending")
-
-
-@pytest.mark.parametrize("point", [pytest.param(p, marks=_RESTATED_LEFT_PENDING) if "re-read" in p else p
-                                   for p in ACCEPT_POINTS])
+@pytest.mark.parametrize("point", list(ACCEPT_POINTS))
 def test_an_accept_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_accept(point, suggesting, tmp_path,
                                                                                        monkeypatch):
     where, call = ACCEPT_POINTS[point]
@@ -186,7 +181,21 @@ def test_an_accept_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_
     run(clean, "entity", "accept", number)
     crashed = copy_indexed(vault, tmp_path / "crashed")
     crashed_then_rerun(monkeypatch, crashed, where, ("entity", "accept", number), call)
-    assert_same(crashed, clean)
+    # Known, left open (test below): the re-scan's restatement of the suggestion stays pending.
+    assert_same(crashed, clean, left_out=("suggestions",) if "re-read" in point else ())
+
+
+@pytest.mark.xfail(strict=True, reason="left open: the restated suggestion stays pending after the rerun")
+def test_an_accept_killed_after_its_relation_leaves_no_restated_suggestion_pending(suggesting, tmp_path, monkeypatch):
+    """Killed after the relation is written, the rerun completes the relation and re-reads its page, but
+    the re-scan's restatement of the suggestion (the same relation between the now-known entities) stays
+    listed as pending, where an uncrashed accept marks it accepted."""
+    vault, number = suggesting
+    clean = copy_indexed(vault, tmp_path / "clean")
+    run(clean, "entity", "accept", number)
+    crashed = copy_indexed(vault, tmp_path / "crashed")
+    crashed_then_rerun(monkeypatch, crashed, "kbgraph.relations.edits:reread_after_write", ("entity", "accept", number))
+    assert index_rows(crashed)["suggestions"] == index_rows(clean)["suggestions"]
 
 
 IMPORT_POINTS = {
