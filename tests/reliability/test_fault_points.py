@@ -155,6 +155,22 @@ def test_a_write_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_ru
     assert_same(crashed, clean)
 
 
+LINK = ("entity", "link", "Ana Lima", "notes/engineering-principles.md")
+
+
+@pytest.mark.xfail(strict=True, reason="left open: kbg entity link run again refuses ('changed since it was "
+                   "indexed'); the fix is in entities/mention_edits.py, another helper's area this round")
+def test_a_link_killed_after_its_page_edit_then_run_again_ends_as_an_uncrashed_run(indexed_once, tmp_path,
+                                                                                   monkeypatch):
+    """Killed after wrapping the mention, before the note is re-read: the index still lists the mention
+    as unlinked at its old offset, where the text now starts with [[, and the rerun refuses."""
+    clean = copy_indexed(indexed_once, tmp_path / "clean")
+    run(clean, *LINK)
+    crashed = copy_indexed(indexed_once, tmp_path / "crashed")
+    crashed_then_rerun(monkeypatch, crashed, "kbgraph.entities.mention_edits:reread_after_write", LINK)
+    assert_same(crashed, clean)
+
+
 ACCEPT_POINTS = {
     "accept: suggestion taken, its new target not created": ("kbgraph.ingest.pipeline:refresh_index", 1),
     "accept: new target created, no relation": ("kbgraph.relations.edits:relate_entities", 1),
