@@ -11,7 +11,7 @@ from ..pages.files import write_lock
 from ..pages.memory_lines import FACT_KINDS, FACTS, append_line, format_fact, read_fact, replace_line
 from ..store.base import Store
 from ..workspace import Workspace
-from .memory import (Recorded, append, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
+from .memory import (Recorded, append_once, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
                      reread, source_of, subject)
 
 KIND_WORDS = {"int": "interest", "interests": "interest", "roles": "role", "notes": "note", "events": "event"}
@@ -35,9 +35,13 @@ def add_fact(ws: Workspace, entity_name: str, kind: str, text: str, date: str | 
     origin_source = source_of(ws, source)
     with write_lock(ws.root):
         page = home_page(ws, entity)
+        same = [f for f in ws.store.facts(ws.access, key) if (f.kind, f.text, f.date) == (kind, text, day)]
+        if same:  # recorded already: a run killed before its page was re-read, or the same fact again
+            if page:
+                reread(ws, page)
+            return Recorded(same[0], page)
         if page:
-            line = format_fact(kind, text, day)
-            append(ws, page, FACTS, line)
+            append_once(ws, page, FACTS, format_fact(kind, text, day))
         with ws.store.transaction():
             fact_id = ws.store.add_fact({"entity_key": key, "entity_name": entity.name, "kind": kind, "text": text,
                                          "date": day, "source": origin_source, "recorded_at": now_iso(),

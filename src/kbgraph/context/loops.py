@@ -13,7 +13,7 @@ from ..pages.files import write_lock
 from ..pages.memory_lines import LOOPS, append_line, format_loop, read_loop, replace_line
 from ..store.base import Store
 from ..workspace import Workspace
-from .memory import (Recorded, append, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
+from .memory import (Recorded, append_once, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
                      reread, source_of, subject, today_iso)
 
 DUE_WORDS = ("today", "overdue")
@@ -60,9 +60,13 @@ def add_loop(ws: Workspace, entity_name: str, text: str, due: str | None = None,
     origin_source = source_of(ws, source)
     with write_lock(ws.root):
         page = home_page(ws, entity)
+        same = [loop for loop in ws.store.loops(ws.access, key) if (loop.text, loop.due) == (text, day)]
+        if same:  # open already: a run killed before its page was re-read, or the same loop again
+            if page:
+                reread(ws, page)
+            return Recorded(same[0], page, due_warnings(day, today))
         if page:
-            line = format_loop(text, day)
-            append(ws, page, LOOPS, line)
+            append_once(ws, page, LOOPS, format_loop(text, day))
         now = now_iso()
         with ws.store.transaction():
             loop_id = ws.store.add_loop({"entity_key": key, "entity_name": entity.name, "text": text, "due": day,

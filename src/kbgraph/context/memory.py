@@ -151,6 +151,15 @@ def append(ws: Workspace, page: str, title: str, line: str) -> None:
     edit_page(ws.root, page, lambda text, offset: _appended(text, offset, page, title, line))
 
 
+def append_once(ws: Workspace, page: str, title: str, line: str) -> None:
+    """append(), unless the section holds the line already: a first run killed after writing it (and
+    before its row) is run again, and the page must not get the line twice."""
+    def once(text: str, offset: int) -> str:
+        return text if _count(text, offset, title, line) else _appended(text, offset, page, title, line)
+
+    edit_page(ws.root, page, once)
+
+
 def check_appends(ws: Workspace, page: str, lines: list[tuple[str, str]]) -> None:
     """Raise what appending each (title, line) in turn would raise, writing nothing: for callers that write
     several lines and must fail before the first one."""
