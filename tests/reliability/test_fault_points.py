@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -93,8 +94,25 @@ def state(vault: Path) -> tuple[dict[str, str], dict[str, list[tuple]]]:
     return tree_digest(vault), index_rows(vault)
 
 
-def assert_same(crashed: Path, clean: Path, left_out: tuple[str, ...] = ()) -> None:
-    (files, rows), (clean_files, clean_rows) = state(crashed), state(clean)
+_CLEAN: dict[tuple, tuple[dict[str, str], dict[str, list[tuple]]]] = {}
+
+
+def clean_state(source: Path, *commands: tuple[str, ...]):
+    """The state a copy of the indexed vault source ends in after the commands, uncrashed (worked out
+    once per source and commands: the points of one command share it)."""
+    key = (str(source), commands)
+    if key not in _CLEAN:
+        clean = copy_indexed(source, Path(tempfile.mkdtemp(dir=source.parent)) / "clean")
+        for command in commands:
+            run(clean, *command)
+        _CLEAN[key] = state(clean)
+    files, rows = _CLEAN[key]
+    return dict(files), dict(rows)
+
+
+def assert_same(crashed: Path, clean, left_out: tuple[str, ...] = ()) -> None:
+    """crashed's state is that of the vault clean, or is clean (a state from clean_state)."""
+    (files, rows), (clean_files, clean_rows) = state(crashed), state(clean) if isinstance(clean, Path) else clean
     for table in left_out:
         rows.pop(table, None), clean_rows.pop(table, None)
     assert files == clean_files, {k for k in files.keys() | clean_files.keys() if files.get(k) != clean_files.get(k)}
@@ -158,9 +176,7 @@ def indexed_once(tmp_path_factory) -> Path:
 def test_a_write_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_run(point, indexed_once, tmp_path,
                                                                                    monkeypatch):
     where, args, call, clean_runs = WRITES[point]
-    clean = copy_indexed(indexed_once, tmp_path / "clean")
-    for _ in range(clean_runs):
-        run(clean, *args)
+    clean = clean_state(indexed_once, *[args] * clean_runs)
     crashed = copy_indexed(indexed_once, tmp_path / "crashed")
     crashed_then_rerun(monkeypatch, crashed, where, args, call)
     assert_same(crashed, clean)
@@ -175,8 +191,7 @@ def test_a_link_killed_after_its_page_edit_then_run_again_ends_as_an_uncrashed_r
                                                                                    monkeypatch):
     """Killed after wrapping the mention, before the note is re-read: the index still lists the mention
     as unlinked at its old offset, where the text now starts with [[, and the rerun refuses."""
-    clean = copy_indexed(indexed_once, tmp_path / "clean")
-    run(clean, *LINK)
+    clean = clean_state(indexed_once, LINK)
     crashed = copy_indexed(indexed_once, tmp_path / "crashed")
     crashed_then_rerun(monkeypatch, crashed, "kbgraph.entities.mention_edits:reread_after_write", LINK)
     assert_same(crashed, clean)
@@ -204,8 +219,7 @@ def test_an_accept_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_
                                                                                        monkeypatch):
     where, call = ACCEPT_POINTS[point]
     vault, number = suggesting
-    clean = copy_indexed(vault, tmp_path / "clean")
-    run(clean, "entity", "accept", number)
+    clean = clean_state(vault, ("entity", "accept", number))
     crashed = copy_indexed(vault, tmp_path / "crashed")
     crashed_then_rerun(monkeypatch, crashed, where, ("entity", "accept", number), call)
     # Known, left open (test below): the re-scan's restatement of the suggestion stays pending.
@@ -218,11 +232,10 @@ def test_an_accept_killed_after_its_relation_leaves_no_restated_suggestion_pendi
     the re-scan's restatement of the suggestion (the same relation between the now-known entities) stays
     listed as pending, where an uncrashed accept marks it accepted."""
     vault, number = suggesting
-    clean = copy_indexed(vault, tmp_path / "clean")
-    run(clean, "entity", "accept", number)
+    clean = clean_state(vault, ("entity", "accept", number))
     crashed = copy_indexed(vault, tmp_path / "crashed")
     crashed_then_rerun(monkeypatch, crashed, "kbgraph.relations.edits:reread_after_write", ("entity", "accept", number))
-    assert index_rows(crashed)["suggestions"] == index_rows(clean)["suggestions"]
+    assert index_rows(crashed)["suggestions"] == clean[1]["suggestions"]
 
 
 IMPORT_POINTS = {
@@ -249,8 +262,7 @@ def exported(indexed_once, tmp_path_factory) -> Path:
 def test_an_import_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_import(point, indexed_once, exported,
                                                                                        tmp_path, monkeypatch):
     where, call = IMPORT_POINTS[point]
-    clean = copy_indexed(indexed_once, tmp_path / "clean")
-    run(clean, "import", str(exported))
+    clean = clean_state(indexed_once, ("import", str(exported)))
     crashed = copy_indexed(indexed_once, tmp_path / "crashed")
     crashed_then_rerun(monkeypatch, crashed, where, ("import", str(exported)), call)
     assert_same(crashed, clean)
