@@ -230,7 +230,9 @@ def test_an_accept_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_
 def test_an_accept_killed_after_its_relation_leaves_no_restated_suggestion_pending(suggesting, tmp_path, monkeypatch):
     """Killed after the relation is written, the rerun completes the relation and re-reads its page, but
     the re-scan's restatement of the suggestion (the same relation between the now-known entities) stays
-    listed as pending, where an uncrashed accept marks it accepted."""
+    pending, where an uncrashed accept marks it accepted. Unseen while the relation exists (the store's
+    pending list leaves out a suggestion whose relation exists, so accept's redo cannot find it either);
+    it would be listed again once the relation is removed."""
     vault, number = suggesting
     clean = clean_state(vault, ("entity", "accept", number))
     crashed = copy_indexed(vault, tmp_path / "crashed")
