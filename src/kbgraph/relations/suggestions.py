@@ -97,10 +97,12 @@ def _end_entity(ws: Workspace, suggestion: dict, end: str):
 
 def _restated_id(store: Store, suggestion: dict, source, target) -> int | None:
     """Creating an entity re-indexes, and the re-scan states the same relation between known entities
-    as a suggestion of its own: the same assertion, accepted with this one."""
+    as a suggestion of its own: the same assertion, accepted with this one. Read from every status: the
+    pending list leaves out a suggestion whose relation exists, as it does once a first run that was
+    killed after relating is run again."""
     if not (suggestion["new_source"] or suggestion["new_target"]):
         return None
-    same = [s for s in store.suggestions(LOCAL, "pending") if s["source_id"] == source.id
+    same = [s for s in store.suggestions(LOCAL) if s["status"] == "pending" and s["source_id"] == source.id
             and s["target_id"] == target.id and s["type"] == suggestion["type"]]
     return same[0]["id"] if same else None
 
