@@ -135,11 +135,11 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
     path = question["doc_path"]
     if not path or ws.store.get_document(ws.access, path=path) is None:
         raise InvalidInput(f"question {decision_id}: the page {path or '?'} is no longer in the index; nothing "
-                           "was changed", param="decision_id", hint="reject it, or run `kbg resolve duplicates` again")
+                           "was changed", param="decision_id", hint="reject it, or look for duplicate pages again")
     if question["candidate_key"] not in ws.store.entity_ids_by_key():
         raise InvalidInput(f"question {decision_id}: {question['candidate_name']} is no longer an entity (its page "
                            "was removed or renamed); nothing was changed", param="decision_id",
-                           hint="reject it, or run `kbg resolve duplicates` again")
+                           hint="reject it, or look for duplicate pages again")
     name = question["candidate_name"]
     plain = any(c in name for c in "#|[],")  # a wikilink would cut "C# Team" at '#': a list item keeps it
     target = name if plain else f"[[{name}]]"
