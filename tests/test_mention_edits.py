@@ -59,13 +59,25 @@ def test_link_wraps_only_the_first_unlinked_mention(indexed_vault):
     assert "notes/hiring-thoughts.md" in [d["path"] for d in mentions]
 
 
-def test_link_refuses_a_note_changed_since_it_was_indexed(indexed_vault):
+def test_link_reads_a_note_edited_since_it_was_indexed_before_wrapping(indexed_vault):
+    """The mention moved (a line added by hand above it): the note is read again and the mention is
+    wrapped where it is now. Was: "changed since it was indexed", which also blocked a rerun of a link
+    killed between its page edit and its re-read (issue 18)."""
     page = indexed_vault / "notes/hiring-thoughts.md"
     page.write_text("Intro line added by hand.\n" + page.read_text())
     edited = page.read_text()
-    error = kbg(indexed_vault, "entity", "link", "Ana Lima", "notes/hiring-thoughts.md", code=1)["error"]
-    assert "changed since it was indexed" in error
-    assert page.read_text() == edited
+    result = kbg(indexed_vault, "entity", "link", "Ana Lima", "notes/hiring-thoughts.md")
+    assert result["changed"] is True
+    assert page.read_text() == edited.replace("Chen and Ana described", "Chen and [[Ana Lima|Ana]] described", 1)
+
+
+def test_link_run_again_says_the_note_links_the_entity_already_and_writes_nothing(indexed_vault):
+    page = indexed_vault / "notes/hiring-thoughts.md"
+    kbg(indexed_vault, "entity", "link", "Ana Lima", "notes/hiring-thoughts.md")
+    linked = page.read_text()
+    again = kbg(indexed_vault, "entity", "link", "Ana Lima", "notes/hiring-thoughts.md")
+    assert (again["changed"], again["link"], again["surface"]) == (False, None, None)
+    assert page.read_text() == linked
 
 
 @pytest.mark.parametrize("args, message", [

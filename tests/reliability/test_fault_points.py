@@ -13,7 +13,7 @@ What the points cover, in each write's order of steps:
 - merge: the merge rows written, its page edits and re-index not
 - fact add, loop add: page line written, row not / both written, the page not re-read
 - note (quick capture): its fact stored, its loop not
-- link: the mention wrapped, the note not re-read (left open: xfail)
+- link: the mention wrapped, the note not re-read
 - accept (a suggestion whose target is new): the target created, no relation / the relation, no re-read
   (run again, it also accepts the re-scan's restatement of the suggestion, which the pending list hides)
 - import: the index refreshed, nothing imported / pages written, rows not / rows written, nothing re-read
@@ -184,8 +184,6 @@ def test_a_write_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_ru
 LINK = ("entity", "link", "Ana Lima", "notes/engineering-principles.md")
 
 
-@pytest.mark.xfail(strict=True, reason="left open: kbg entity link run again refuses ('changed since it was "
-                   "indexed'); the fix is in entities/mention_edits.py, another helper's area this round")
 def test_a_link_killed_after_its_page_edit_then_run_again_ends_as_an_uncrashed_run(indexed_once, tmp_path,
                                                                                    monkeypatch):
     """Killed after wrapping the mention, before the note is re-read: the index still lists the mention

@@ -96,5 +96,8 @@ def link(entity, doc, vault, as_json) -> None:
 
     with open_workspace(vault) as ws:
         result = do_link(ws, entity, doc)
+    if not result["changed"]:
+        emit_result(result, as_json, f"{result['path']} links {result['entity']} already; nothing changed")
+        return
     emit_result(result, as_json, f"{result['path']}: {result['surface']!r} -> {result['link']}"
-                           + (f" ({result['remaining']} more unlinked)" if result["remaining"] else ""))
+                + (f" ({result['remaining']} more mentions stay plain text)" if result["remaining"] else ""))

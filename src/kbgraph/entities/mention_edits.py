@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from ..errors import InvalidInput, NotFound
 from .lookup import find_entity
-from ..pages.files import edit_page, write_lock
+from ..pages.files import edit_page, page_text, write_lock
 from ..ingest.pipeline import refresh_index, reread_after_write
 from ..ingest.vault import shown_path
 from ..relations.records import now_iso
+from ..store.base import DocFilter
 from ..workspace import Workspace
 
 
@@ -48,27 +49,53 @@ def unlinked_mentions(ws: Workspace, entity_name: str | None = None, limit: int 
 
 def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     """Wrap the first unlinked mention of ENTITY in DOC in a [[wikilink]] (`[[Name|as written]]` when
-    the text spells it differently). Refuses when the note changed since it was indexed."""
+    the text spells it differently). Redoable: a note changed since it was indexed (edited, or a link
+    killed between its page edit and the re-read) is read again first; a note that links ENTITY
+    already answers so (`"changed": false`) rather than refusing."""
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
-    rows = ws.store.unlinked_mentions(ws.access, entity.id)
-    row = next((r for r in rows if r["path"] == doc["path"]), None)
+    path = doc["path"]
+    row = _first_unlinked(ws, entity.id, path)
+    if row is None or not _still_written(ws, path, row):
+        reread_after_write(ws, {path})
+        row = _first_unlinked(ws, entity.id, path)
     if row is None:
-        raise NotFound(f"{doc['path']} has no unlinked mention of {entity.name!r}",
+        if _links(ws, entity.id, doc["id"]):
+            return {"entity": entity.name, "path": path, "surface": None, "link": None, "remaining": 0,
+                    "changed": False}
+        raise NotFound(f"{path} has no unlinked mention of {entity.name!r}",
                        hint=f"list the unlinked mentions of {entity.name!r}")
     surface = row["surface"]
     link_text = f"[[{entity.name}]]" if surface == entity.name else f"[[{entity.name}|{surface}]]"
 
     def wrap(text: str, _body_offset: int) -> str:
         start = row["start"]  # mention offsets count from the top of the file, frontmatter included
-        if text[start:start + len(surface)] != surface:
-            raise InvalidInput(f"{doc['path']} changed since it was indexed", hint="index the vault and try again")
+        if text[start:start + len(surface)] != surface:  # changed between the check above and the lock
+            raise InvalidInput(f"{path} changed while it was being linked; nothing was written",
+                               hint="try again")
         return text[:start] + link_text + text[start + len(surface):]
 
     with write_lock(ws.root):
-        edit_page(ws.root, doc["path"], wrap)
-    reread_after_write(ws, {doc["path"]})
-    return {"entity": entity.name, "path": doc["path"], "surface": surface, "link": link_text,
-            "remaining": max(0, row["count"] - 1)}
+        edit_page(ws.root, path, wrap)
+    reread_after_write(ws, {path})
+    return {"entity": entity.name, "path": path, "surface": surface, "link": link_text,
+            "remaining": max(0, row["count"] - 1), "changed": True}
+
+
+def _first_unlinked(ws: Workspace, entity_id: int, path: str) -> dict | None:
+    return next((r for r in ws.store.unlinked_mentions(ws.access, entity_id) if r["path"] == path), None)
+
+
+def _still_written(ws: Workspace, path: str, row: dict) -> bool:
+    """Whether the note on disk still has the mention where the index says it is. A note kbgraph may
+    not edit (outside the vault through a symlink, not UTF-8, gone) raises its error here."""
+    text = page_text(ws.root, path)
+    return text[row["start"]:row["start"] + len(row["surface"])] == row["surface"]
+
+
+def _links(ws: Workspace, entity_id: int, doc_id: int) -> bool:
+    """Whether the document names ENTITY and links it (it is not the entity's own page)."""
+    rows = [r for r in ws.store.docs_mentioning(ws.access, [entity_id], DocFilter()) if r[0] == doc_id]
+    return bool(rows) and not any(is_page for *_, is_page in rows)
 
 
 def _entity_and_doc(ws: Workspace, entity_name: str, doc_path: str):

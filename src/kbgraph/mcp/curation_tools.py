@@ -77,7 +77,9 @@ def _register_mentions(server: MCPServer, ws: Workspace) -> None:
         """Turn the first unlinked mention of the entity in the document into a [[wikilink]] (the only
         change to the note)."""
         data = link(ws, entity, doc)
-        more = f" ({data['remaining']} more unlinked: call again)" if data["remaining"] else ""
+        if not data["changed"]:
+            return result(f"{data['path']} links {data['entity']} already; nothing changed", data)
+        more = f" ({data['remaining']} more mentions stay plain text)" if data["remaining"] else ""
         return result(f"{data['path']}: {data['surface']!r} -> {data['link']}{more}", data)
 
     @server.tool(annotations=write(destructive=True, idempotent=True))

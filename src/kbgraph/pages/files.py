@@ -31,6 +31,26 @@ def write_lock(root: Path, wait: float = LOCK_WAIT_SECONDS):
 
 def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> bool:
     """Apply change(text, body_offset) -> new text to a page; returns whether the file changed."""
+    text, bom, crlf, st, path = _page_text(root, rel_path)
+    try:
+        _, body_offset = split_frontmatter(text)
+    except FrontmatterError as exc:
+        raise InvalidInput(f"{rel_path}: {exc}; fix it before kbgraph edits the page (nothing was changed)") from None
+    new_text = change(text, body_offset)
+    if new_text == text:
+        return False
+    if crlf:
+        new_text = new_text.replace("\n", "\r\n")
+    _atomic_write(path, (("\ufeff" if bom else "") + new_text).encode("utf-8"), st.st_mode)
+    return True
+
+
+def page_text(root: Path, rel_path: str) -> str:
+    """A page's text as edit_page hands it to a change (and as the index counts offsets in it)."""
+    return _page_text(root, rel_path)[0]
+
+
+def _page_text(root: Path, rel_path: str) -> tuple[str, bool, bool, os.stat_result, Path]:
     data, st, path = _read_page(root, rel_path)
     try:
         text = data.decode("utf-8")
@@ -43,17 +63,7 @@ def edit_page(root: Path, rel_path: str, change: Callable[[str, int], str]) -> b
     crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
     if crlf:
         text = text.replace("\r\n", "\n")
-    try:
-        _, body_offset = split_frontmatter(text)
-    except FrontmatterError as exc:
-        raise InvalidInput(f"{rel_path}: {exc}; fix it before kbgraph edits the page (nothing was changed)") from None
-    new_text = change(text, body_offset)
-    if new_text == text:
-        return False
-    if crlf:
-        new_text = new_text.replace("\n", "\r\n")
-    _atomic_write(path, (("\ufeff" if bom else "") + new_text).encode("utf-8"), st.st_mode)
-    return True
+    return text, bom, crlf, st, path
 
 
 def _read_page(root: Path, rel_path: str) -> tuple[bytes, os.stat_result, Path]:
