@@ -242,6 +242,7 @@ def json_outputs(tmp_path_factory):
         result = run_kbg(*args)
         assert result.returncode == code, (args, result.returncode, result.stderr)
         out.append((command, json.loads(result.stdout)))
+    out += _background_embedding(v)
     pending = json.loads(run_kbg("resolve", "pending", *v, "--json").stdout)
     out.append(("kbg resolve pending", pending))
     question = {q["candidate_name"]: q["id"] for q in pending["questions"]}
@@ -270,6 +271,20 @@ def json_outputs(tmp_path_factory):
             assert kind in records, f"kbg export --format jsonl: record {kind!r} is not in docs/json.md"
             out += [("#export-record", {"record": kind}), (records[kind], record)]
     return out
+
+
+def _background_embedding(v: tuple[str, str]) -> list[tuple[str, dict]]:
+    """`kbg index --embed background` (the started process in `background`), `kbg embed --background`,
+    and `kbg embed --status` once it has finished (the fake model: well under a second)."""
+    import time
+
+    out = [("kbg index", json.loads(run_kbg("index", "--embed", "background", *v, "--json").stdout))]
+    out.append(("#embed-start", json.loads(run_kbg("embed", "--background", *v, "--json").stdout)))
+    deadline = time.monotonic() + 30
+    while (status := json.loads(run_kbg("embed", "--status", *v, "--json").stdout))["running"]:
+        assert time.monotonic() < deadline, status
+        time.sleep(0.05)
+    return out + [("#embed-status", status)]
 
 
 def test_every_json_key_is_documented(json_outputs):

@@ -59,6 +59,10 @@ class IndexLocked(VaultBusy):
     """Another process is indexing this vault right now."""
 
 
+class EmbeddingRunning(VaultBusy):
+    """A background embedding is running on this vault: it is doing what was asked."""
+
+
 class SchemaTooNew(StoreError):
     """The index was written by a newer kbgraph."""
 

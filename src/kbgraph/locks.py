@@ -82,6 +82,12 @@ def _held(fd: int) -> Iterator[None]:
         _HELD.discard(fd)
 
 
+def keep_from_children(fd: int) -> None:
+    """A lock held on fd for the rest of this process (one handed over by its parent): forked
+    children drop their copy, as they do for locks taken through `exclusive`."""
+    _HELD.add(fd)
+
+
 def _drop_inherited_locks() -> None:
     if not _HELD:
         return

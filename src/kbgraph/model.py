@@ -127,6 +127,7 @@ class IndexReport:
     ready: "TextReady | None" = None  # when text and graph search were ready, before any embedding
     embedded: int = 0  # sections given a vector in this run
     vectors_missing: int = 0  # sections still without one (embedding later, interrupted, or off)
+    background: "EmbedStart | None" = None  # embed="background": the embedding process it started (or found)
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,33 @@ class EmbedReport:
     model: str | None  # the model that made the vectors (None: embeddings are off or unavailable)
     seconds: float
     problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True)
+class EmbedStatus:
+    """Where the vault's background embedding stands, from the status file its process keeps."""
+
+    running: bool  # a background embedding process holds the vault's embed lock now
+    # never (none was started), starting, waiting (for a running index), embedding, finishing, done,
+    # stopped (asked to stop), failed (see error), or killed (it ended without saying so: kill -9, a crash)
+    state: str
+    pid: int | None
+    done: int  # sections it gave a vector
+    total: int  # sections it has to do, counting those an index added while it ran
+    rate: float | None  # sections a second
+    seconds_left: float | None
+    started_at: str | None
+    updated_at: str | None
+    log: str  # where its output goes
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class EmbedStart:
+    """What asking for a background embedding did: started one, or found one running (started false)."""
+
+    started: bool
+    status: EmbedStatus
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """`kbg embed`: vectors for the sections that have none, after `kbg index --embed later` or an
-interrupted embedding, with the same progress bar; resumable."""
+interrupted embedding, with the same progress bar; resumable. `--background` runs it in a detached
+process of its own, `--status` says how far that one is."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import sys
 
 import click
 
-from .common import json_option, open_workspace, vault_option
+from .common import db_url, json_option, open_workspace, vault_option
+from .background_words import start_line, status_line
 from .index_cmd import INDEX_LOCK_WAIT, _ProgressBar, missing_vectors_line
 from .wording import cli_words
 
@@ -16,12 +18,23 @@ from .wording import cli_words
 @vault_option
 @json_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def embed(vault: str | None, as_json: bool, quiet: bool) -> None:
+@click.option("--background", is_flag=True,
+              help="Embed in a detached process (closing the terminal does not stop it; output in "
+                   ".kbgraph/embed.log), unless one is running already.")
+@click.option("--status", "show_status", is_flag=True,
+              help="Whether a background embedding is running, and how far it is (sections, rate, time left).")
+def embed(vault: str | None, as_json: bool, quiet: bool, background: bool, show_status: bool) -> None:
     """Embed the sections that have no vector yet (after `kbg index --embed later`, or an interrupted run).
 
-    Saved as it goes: Ctrl-C keeps what is done, and the next `kbg embed` (or `kbg index`) goes on from
-    there. Search works meanwhile. To run it in the background: `kbg embed -q &`.
+    Saved as it goes: Ctrl-C (or killing a background run) keeps what is done, and the next `kbg embed`
+    (or `kbg index`) goes on from there. Search works meanwhile. `--background` embeds in a process of
+    its own; `kbg index` meanwhile waits at most one round of it and leaves the new sections to it.
     """
+    if background and show_status:
+        raise click.UsageError("give --background or --status, not both")
+    if show_status or background:
+        _background(vault, as_json, background)
+        return
     from ..embed.run import embed_vault
     from ..model import as_dict
 
@@ -46,3 +59,27 @@ def embed(vault: str | None, as_json: bool, quiet: bool) -> None:
           + (f" with {report.model}" if report.model else ""))
     if report.vectors_missing:
         print(missing_vectors_line(report.vectors_missing, sections))
+
+
+def _background(vault: str | None, as_json: bool, start: bool) -> None:
+    from ..embed.background import embed_status, start_background
+    from ..model import as_dict
+
+    with open_workspace(vault) as ws:
+        root = ws.root
+    if not start:
+        status = embed_status(root)
+        if as_json:
+            from .output import print_json
+
+            print_json(as_dict(status))
+        else:
+            print(status_line(status))
+        return
+    started = start_background(root, db=db_url())
+    if as_json:
+        from .output import print_json
+
+        print_json(as_dict(started))
+    else:
+        print(start_line(started))

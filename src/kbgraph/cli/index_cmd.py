@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .common import json_option, open_workspace, vault_option
+from .common import db_url, json_option, open_workspace, vault_option
 from .wording import cli_words
 
 EXIT_FILE_ERRORS = 3
@@ -40,9 +40,11 @@ def init(ctx: click.Context, path: str | None, me: str | None, as_json: bool) ->
 
 @click.group(invoke_without_command=True)
 @click.option("--full", is_flag=True, help="Re-read every file, not only changed ones.")
-@click.option("--embed", "embed", type=click.Choice(["now", "later"]), default="now", show_default=True,
+@click.option("--embed", "embed", type=click.Choice(["now", "later", "background"]), default="now",
+              show_default=True,
               help="now: once text and graph search are ready, embed the sections that lack vectors (Ctrl-C keeps "
-                   "what is done); later: stop there, and make the vectors with `kbg embed`.")
+                   "what is done); later: stop there, and make the vectors with `kbg embed`; background: stop "
+                   "there and embed in a detached process (`kbg embed --status` says how far it is).")
 @vault_option
 @json_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or problem list.")
@@ -61,7 +63,7 @@ def index(ctx: click.Context, full: bool, embed: str, vault: str | None, as_json
     with open_workspace(vault, create=True) as ws, _ProgressBar(quiet, as_json) as bar:
         try:
             report = index_vault(ws.root, full=full, progress=bar.update, store=ws.store,
-                                 lock_wait=INDEX_LOCK_WAIT, embed=embed)
+                                 lock_wait=INDEX_LOCK_WAIT, embed=embed, db=db_url())
         except KeyboardInterrupt:
             bar.close()
             sys.stderr.write(f"interrupted: {bar.interrupted_state()}\n")
@@ -90,7 +92,12 @@ def _print_report(report, quiet: bool) -> None:
         f"errors {report.errors} in {report.seconds:.2f}s "
         f"({report.chunks} chunks, {report.entities} entities, {report.mentions} mentions{embedded})"
     )
-    if report.vectors_missing:
+    if report.background is not None:
+        from .background_words import start_line
+
+        print(f"{report.vectors_missing:,} of {report.chunks:,} sections have no vectors yet; "
+              + start_line(report.background))
+    elif report.vectors_missing:
         print(missing_vectors_line(report.vectors_missing, report.chunks))
     from ..relations.records import unresolved_summary
 

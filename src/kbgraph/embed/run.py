@@ -22,6 +22,7 @@ def embed_vault(root: Path, progress=None, store: Store | None = None, lock_wait
     from ..store import open_store
 
     root = Path(root)
+    _not_in_background(root)
     config = load_config(root)
     own_store = store is None
     store = store or open_store(root, create=False)
@@ -31,7 +32,7 @@ def embed_vault(root: Path, progress=None, store: Store | None = None, lock_wait
                            progress=progress or (lambda *a: None))
             stages = dict(Pipeline.default().stages)
             Pipeline([("embed", stages["embed"]), ("similar", stages["similar"]),
-                      ("finish", _finish)]).run(run)
+                      ("finish", finish_embedding)]).run(run)
             missing = store.chunks_missing_vectors()
             model = store.embedding_model() if config.search.embedder != "none" else None
     finally:
@@ -41,10 +42,24 @@ def embed_vault(root: Path, progress=None, store: Store | None = None, lock_wait
                        seconds=round(time.perf_counter() - run.started, 3), problems=tuple(run.problems))
 
 
+def _not_in_background(root: Path) -> None:
+    """Refuse while a background embedding runs: it is doing this already (and holds the lock for
+    a round at a time, so a second embedding would only take turns with it)."""
+    from .background import embed_status
+
+    status = embed_status(root)
+    if status.running:
+        from ..errors import EmbeddingRunning
+
+        raise EmbeddingRunning(f"an embedding is already running in the background (pid {status.pid}, "
+                               f"{status.done:,} of {status.total:,} sections)",
+                               hint="follow it with the embedding status, or let it finish")
+
+
 EMBEDDINGS = "(embeddings)"  # the problem the embed stage reports when the model cannot be loaded
 
 
-def _finish(run) -> None:
+def finish_embedding(run) -> None:
     """Keep the model's problem (or clear it once embedding works), and give back freed space. Other
     problems are left as the last `kbg index` found them: this run read no note."""
     from datetime import datetime, timezone

@@ -40,19 +40,64 @@ def embed_stage(run) -> None:
     try:
         _embed(run)
     finally:  # recounted, whatever happened: search reads this instead of counting per query
-        missing = str(run.store.count_chunks_without_vectors())
-        if run.store.get_meta("vectors_missing") != missing:  # a run that changed nothing writes nothing
-            with run.store.transaction():
-                run.store.set_meta("vectors_missing", missing)
+        recount_missing(run.store)
+
+
+def recount_missing(store: Store) -> None:
+    """Meta vectors_missing, counted again (a run that changed nothing writes nothing)."""
+    missing = str(store.count_chunks_without_vectors())
+    if store.get_meta("vectors_missing") != missing:
+        with store.transaction():
+            store.set_meta("vectors_missing", missing)
 
 
 def _embed(run) -> None:
+    embedding = open_embedding(run)
+    if embedding is None:
+        return
+    while embedding.round(run):
+        pass
+    embedding.close()
+
+
+class Embedding:
+    """A loaded model over one store, embedding in rounds of READ sections that lack a vector. A round
+    reads what is missing when it starts, so a caller that lets an index run between rounds (the
+    background embedder) picks up the sections that index added."""
+
+    def __init__(self, store: Store, embedder: Embedder, model: str, pending: int):
+        self.store, self.embedder, self.model = store, embedder, model
+        self.done = 0  # sections this embedding gave a vector
+        self.pending = pending  # sections without one when it began
+
+    def round(self, run) -> bool:
+        """Embed up to READ sections, saved a model call at a time; False when none was left."""
+        rows = self.store.chunks_without_vectors(READ)
+        if not rows:
+            return False
+        missing = self.store.count_chunks_without_vectors()
+        total = self.done + missing
+        for saved in _save_in_batches(self.store, self.embedder, self.model, rows, missing):
+            self.done += saved
+            run.embedded += saved
+            run.progress("embed", min(self.done, total), total)
+        return True
+
+    def close(self) -> None:
+        with self.store.transaction():
+            self.store.drop_unused_vectors()
+
+
+def open_embedding(run) -> Embedding | None:
+    """The configured model loaded and checked against the vectors stored (other weights: every
+    vector is dropped, to be made again); None when there is nothing to do or the model cannot be
+    loaded (then run.problems says so, once, as a warning)."""
     store, name = run.store, run.config.search.embedder
     if name == "none":
-        return
+        return None
     pending = store.count_chunks_without_vectors()
     if pending == 0 and store.get_meta("embed_embedder") == name:
-        return  # nothing new, and the model has not changed: do not pay for loading it (nor numpy)
+        return None  # nothing new, and the model has not changed: do not pay for loading it (nor numpy)
     from ..errors import ConfigError, ModelError
     from ..model import Problem
     from .registry import load_embedder
@@ -62,7 +107,7 @@ def _embed(run) -> None:
         embedder = load_embedder(name)
     except (ModelError, ConfigError) as exc:
         run.problems.append(Problem("(embeddings)", f"embeddings off, search is text-only: {exc}", "warning"))
-        return
+        return None
     model = f"{embedder.name}@{embedder.version}"
     if store.embedding_model() != model:
         with store.transaction():
@@ -71,17 +116,7 @@ def _embed(run) -> None:
     with store.transaction():
         store.set_meta("embed_embedder", name)
         store.set_meta("vectors_missing", str(pending))
-    missing = pending
-    while True:
-        rows = store.chunks_without_vectors(READ)
-        if not rows:
-            break
-        for saved in _save_in_batches(store, embedder, model, rows, missing):
-            missing -= saved
-            run.embedded += saved
-            run.progress("embed", min(pending - missing, pending), pending)
-    with store.transaction():
-        store.drop_unused_vectors()
+    return Embedding(store, embedder, model, pending)
 
 
 def _save_in_batches(store: Store, embedder: Embedder, model: str, rows, missing: int):

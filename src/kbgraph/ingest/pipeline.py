@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from ..access import LOCAL
 from ..config import Config, load_config
-from ..entities.sync import sync_entities
+from ..entities.sync import renamed_entities, sync_entities
 from ..entities.assemble import (TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms,
                                  without_unresolved_line_targets)
 from ..errors import IndexLocked
@@ -46,7 +46,7 @@ BATCH_SIZE = 250
 # Bytes of notes per documents transaction at most: a batch of large notes (or one huge one after
 # small ones) is committed before the next is read, so what was read is saved as the run goes.
 BATCH_BYTES = 4 * 1024 * 1024
-EMBED_CHOICES = ("now", "later")
+EMBED_CHOICES = ("now", "later", "background")
 
 
 @dataclass
@@ -247,6 +247,16 @@ def entities_stage(run: IndexRun) -> None:
         claims = store.all_claims()
         merges, links = store.merges(), _reference_links(store)
         records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
+        def primary_page(entity_id: int) -> str | None:
+            entity = store.get_entity(LOCAL, entity_id)
+            return entity.page_path if entity else None
+
+        if renames := renamed_entities(store.page_entity_ids(), claims, primary_page):
+            # A renamed page's entity keeps what the user said about it under its old key.
+            for old, (new_key, new_name) in renames.items():
+                store.rename_entity_key(old, new_key, new_name)
+            merges, links = store.merges(), _reference_links(store)
+            records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
         if run.config.resolve.enabled and _resolve_references(run, records, claims, resolved, now):
             merges, links = store.merges(), _reference_links(store)  # what the resolver linked: assemble again
             records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
@@ -659,7 +669,14 @@ def _infer_stage(run: IndexRun) -> None:
 
 
 def _embed_stage(run: IndexRun) -> None:
-    if run.embed == "later":
+    if run.embed != "now":
+        return
+    from ..embed.background import running
+
+    if running(run.root):
+        # A background embedding is alive: it takes the index lock a round at a time, so its next
+        # round picks up what this run added (and compares documents by meaning when it is done).
+        run.embed = "background"
         return
     from ..embed.stage import embed_stage
 
@@ -668,7 +685,7 @@ def _embed_stage(run: IndexRun) -> None:
 
 def _similar_stage(run: IndexRun) -> None:
     """References by meaning: they compare vectors, so they follow the embedding (and wait for it)."""
-    if run.embed == "later":
+    if run.embed != "now":
         return
     from ..docgraph.similar_stage import similar_stage
 
@@ -746,10 +763,13 @@ def index_vault(
     only: set[str] | None = None,
     lock_wait: float = 0.0,
     embed: str = "now",
+    db: str | None = None,
 ) -> IndexReport:
     """Index the vault at root (incrementally unless full) and report what happened. Text and graph
     search are committed before any embedding (progress "ready"); embed="later" stops there, and
-    `embed_vault` (or the next run) makes the vectors."""
+    `embed_vault` (or the next run) makes the vectors; embed="background" then starts a detached
+    embedding process (embed.background; db: the PostgreSQL URL of store, for it to open). While a
+    background embedding runs, embedding is left to it whatever embed says (report.background)."""
     from ..store import open_store
 
     if embed not in EMBED_CHOICES:
@@ -771,6 +791,7 @@ def index_vault(
     finally:
         if own_store:
             store.close()
+    background = _background(root, run.embed if config.search.embedder != "none" else "off", db)
     return IndexReport(
         indexed=run.indexed,
         skipped=run.skipped,
@@ -787,7 +808,21 @@ def index_vault(
         ready=run.ready,
         embedded=run.embedded,
         vectors_missing=missing,
+        background=background,
     )
+
+
+def _background(root: Path, embed: str, db: str | None):
+    """The background embedding this run asked for (embed="background") or left its sections to."""
+    if embed != "background":
+        return None
+    from ..embed.background import embed_status, start_background
+    from ..model import EmbedStart
+
+    status = embed_status(root)
+    if status.running:
+        return EmbedStart(started=False, status=status)
+    return start_background(root, db=db)
 
 
 def _config_changed(store: Store, config) -> bool:

@@ -36,6 +36,7 @@ class VectorSearch:
     matrix: np.ndarray
     missing: int  # chunks without a vector
     sections: int = 0  # chunks, with a vector or not (counted only when some lack one)
+    background: bool = False  # a background embedding is at work (checked only when some lack one)
     # The store's vector index (ids, docs and matrix then empty): (query vector, sections, documents) ->
     # the rows of the matrix those need, read in the thread that scores them.
     nearest: Callable[[np.ndarray, int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
@@ -49,6 +50,8 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
         return None, "vectors off ([search] embedder = \"none\"): text and graph signals only"
     stored_model = store.embedding_model()
     if stored_model is None or not store.has_vectors():
+        if embedding_in_background(store):
+            return None, f"this index has no vectors yet: text and graph signals only; {_RUNNING}"
         return None, "this index has no vectors yet: text and graph signals only; run `kbg embed` to make them"
     embedder, problem = _embedder(embedder_name)
     if embedder is None:
@@ -60,12 +63,14 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
 
     missing = store.chunks_missing_vectors()
     sections = store.vector_counts()[1] if missing else 0  # a count of every chunk only while some lack vectors
+    background = bool(missing) and embedding_in_background(store)
     if store.has_vector_index():
         none = np.zeros(0, dtype=np.int64)
         return VectorSearch(embedder, none, none, np.zeros((0, 0), dtype=np.float32), missing,
-                            sections=sections, nearest=partial(store.nearest_vectors, access, flt)), None
+                            sections=sections, background=background,
+                            nearest=partial(store.nearest_vectors, access, flt)), None
     ids, docs, matrix = store.vector_matrix(access, flt)
-    return VectorSearch(embedder, ids, docs, matrix, missing, sections=sections), None
+    return VectorSearch(embedder, ids, docs, matrix, missing, sections=sections, background=background), None
 
 
 PARAGRAPH_WORDS = 32  # "auto": a query longer than this is a pasted paragraph, compared with whole notes
@@ -158,8 +163,23 @@ def missing_note(prepared: VectorSearch) -> str | None:
     """What search says while sections lack vectors (embedding running, interrupted or left for later)."""
     if not prepared.missing:
         return None
+    then = _RUNNING if prepared.background else "run `kbg embed`"
     return (f"{prepared.missing:,} of {max(prepared.sections, prepared.missing):,} sections have no vectors yet: "
-            "hybrid search uses text for them; run `kbg embed`")
+            f"hybrid search uses text for them; {then}")
+
+
+_RUNNING = "an embedding is running in the background (`kbg embed --status`)"
+
+
+def embedding_in_background(store: Store) -> bool:
+    """Whether a background embedding is at work on this index (the lock its process holds, named in
+    the index while it runs: a killed one leaves the name, but the kernel has freed its lock)."""
+    lock = store.get_meta("embed_background")
+    if not lock:
+        return False
+    from ..embed.background import lock_is_held
+
+    return lock_is_held(lock)
 
 
 def _embedder(name: str):
