@@ -200,3 +200,29 @@ def test_a_name_in_prose_still_asked_about_is_listed_with_its_candidate(tmp_path
     result = kbg(root, "resolve", "confirm", str(question))
     assert (result["confirmed_names"], result["lookup"]) == (["Lenna"], "unique")
     assert _found(root, "Lenna") == "Lena Fischer"
+
+
+def test_a_confirmed_name_follows_its_entity_when_the_page_is_renamed(tiny):
+    """Renaming a page (its name: changes) changes its entity's key; the user's answers follow the entity."""
+    kbg(tiny, "resolve", "confirm", str(_question(tiny, "T. Becker", "Tom Becker")))
+    page = tiny / "people/tom-becker.md"
+    page.write_text(page.read_text().replace("name: Tom Becker", "name: Thomas Becker"))
+    index_vault(tiny)
+    profile = kbg(tiny, "person", "find", "T. Becker")
+    assert (profile["entity"]["name"], profile["confirmed_names"]) == ("Thomas Becker", ["T. Becker"])
+    asked = [q["surface"] for q in kbg(tiny, "resolve", "pending")["questions"]]
+    assert "T. Becker" not in asked, "answered once: not asked again after the rename"
+    index_vault(tiny, full=True)
+    assert _found(tiny, "T. Becker") == "Thomas Becker"
+
+
+def test_a_page_renamed_to_a_name_linked_to_it_before_stays_one_entity(tiny):
+    meeting = tiny / "meetings/sync.md"
+    meeting.write_text(meeting.read_text().replace("Tom Becker]", "Thomas Becker]"))
+    index_vault(tiny)  # 'Thomas Becker' is linked to Tom Becker (a recorded merge)
+    page = tiny / "people/tom-becker.md"
+    page.write_text(page.read_text().replace("name: Tom Becker", "name: Thomas Becker"))
+    index_vault(tiny)
+    profile = kbg(tiny, "person", "find", "Thomas Becker")
+    assert (profile["entity"]["name"], profile["pages"]) == ("Thomas Becker", ["people/tom-becker.md"])
+    assert not [e for e in kbg(tiny, "entity", "list")["entities"] if e["name"] == "Tom Becker"]

@@ -96,6 +96,29 @@ def test_a_mention_taken_back_is_kept_once_and_can_be_given_back(store):
     assert [u["entity_key"] for u in store.unlinks()] == ["person:sam li"]
 
 
+def test_a_renamed_entity_keeps_its_answers_links_unlinks_and_merges(store):
+    from kbgraph.model import Merge
+
+    with store.transaction():
+        store.add_decision(_decision("T. Becker", "person:tom becker", "confirmed", decided_at=LATER))
+        store.add_decision(_decision("Sam", "person:sam li", "rejected"))
+        store.add_reference_link("notes/a.md", "person", "tb", "person:tom becker", "Tom Becker", NOW)
+        store.add_unlink("person:tom becker", "Tom Becker", "notes/a.md", NOW)
+        store.add_unlink("person:tom becker", "Tom Becker", "notes/b.md", NOW)
+        store.add_unlink("person:thomas becker", "Thomas Becker", "notes/b.md", NOW)
+        store.add_merge(Merge("person:tb", "person", "TB", "person:tom becker", "person", "Tom Becker"), [], NOW)
+        store.add_merge(Merge("person:thomas becker", "person", "Thomas Becker", "person:tom becker", "person",
+                              "Tom Becker"), [], NOW)  # the new name, linked before: now the entity's own
+        store.rename_entity_key("person:tom becker", "person:thomas becker", "Thomas Becker")
+    assert [(d["candidate_key"], d["candidate_name"]) for d in store.decisions(LOCAL)] == [
+        ("person:thomas becker", "Thomas Becker"), ("person:sam li", "Sam Li")]
+    assert [(r["entity_key"], r["entity_name"]) for r in store.reference_links()] == [
+        ("person:thomas becker", "Thomas Becker")]
+    assert sorted((u["entity_key"], u["doc_path"]) for u in store.unlinks()) == [
+        ("person:thomas becker", "notes/a.md"), ("person:thomas becker", "notes/b.md")]
+    assert [(m.into_key, m.into_name) for m in store.merges()] == [("person:thomas becker", "Thomas Becker")]
+
+
 def _document(store, path: str, entities: tuple[EntityDecl, ...] = (), text: str = "some words") -> int:
     chunk = Chunk(key=f"{path}#0", ordinal=0, heading_path=("Notes",), start=0, end=len(text), line=1, text=text)
     parsed = ParsedDocument(

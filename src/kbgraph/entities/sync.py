@@ -3,7 +3,9 @@ entity that disappears handed to where its name went, then the entities nothing 
 
 from __future__ import annotations
 
-from ..model import EntityRecord
+from collections.abc import Callable
+
+from ..model import EntityClaim, EntityRecord
 from ..relations.moving import move_relations
 from ..store.base import EntityName, Store
 from .names import loose_key, name_key
@@ -27,3 +29,37 @@ def sync_entities(store: Store, records: list[EntityRecord], now: str, redirects
             move_relations(store, old_id, synced.ids[target], now, symmetric)
     store.delete_entities(list(synced.gone.values()), now)
     return synced.ids
+
+
+
+
+def renamed_entities(pages_before: dict[int, tuple[int, str, str]], claims: list[EntityClaim],
+                     primary_page: Callable[[int], str | None]) -> dict[str, tuple[str, str]]:
+    """old key -> (new key, new name) of each entity whose page now names it otherwise (`name: Tom Becker`
+    edited to Thomas Becker): the same page, so the same entity, under a key made from its new name.
+
+    pages_before: the stored page -> (entity id, name, type) of the last sync; primary_page: an entity
+    id -> the path of its own page, asked only when the entity had several pages (one merged into it)
+    that all name something else now. Read from the pages' own claims, not the assembled set, where
+    an old merge may still give the page its old name. An old key some page still names (this page
+    was merged into that one's entity) is no rename, nor is a change of type; a key only a note's
+    reference keeps (`attendees: [Tom Becker]`) is."""
+    from .assemble import entity_key
+
+    pages = [c for c in claims if c.role == "page"]
+    named = {entity_key(c.type, c.name) for c in pages}
+    found: dict[str, list[tuple[EntityClaim, int]]] = {}
+    for claim in pages:
+        before = pages_before.get(claim.doc_id)
+        if before is None or before[2] != claim.type:
+            continue
+        old = entity_key(before[2], before[1])
+        if old != entity_key(claim.type, claim.name) and old not in named:
+            found.setdefault(old, []).append((claim, before[0]))
+    out = {}
+    for old, renamed in found.items():
+        if len(renamed) > 1:
+            renamed = [(c, i) for c, i in renamed if c.doc_path == primary_page(i)]
+        if len(renamed) == 1:
+            out[old] = (entity_key(renamed[0][0].type, renamed[0][0].name), renamed[0][0].name)
+    return out

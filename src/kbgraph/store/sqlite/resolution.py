@@ -89,6 +89,25 @@ class ResolutionQueries:
         for row in rows:
             self.add_decision(row)
 
+    def rename_entity_key(self, old_key: str, new_key: str, new_name: str) -> None:
+        """An entity's key changed (its page was renamed): the answers about it, the names linked to it in
+        one document, its mentions taken back and the merges into it now name it by its new key."""
+        db = self.db
+        db.execute("UPDATE resolution_decisions SET candidate_key = ?, candidate_name = ? WHERE candidate_key = ?",
+                   (new_key, new_name, old_key))
+        db.execute("UPDATE reference_links SET entity_key = ?, entity_name = ? WHERE entity_key = ?",
+                   (new_key, new_name, old_key))
+        # One row per (entity, document): a document where the new key is taken back already keeps that row.
+        db.execute("DELETE FROM entity_unlinks WHERE entity_key = ? AND doc_path IN"
+                   " (SELECT doc_path FROM entity_unlinks WHERE entity_key = ?)", (old_key, new_key))
+        db.execute("UPDATE entity_unlinks SET entity_key = ?, entity_name = ? WHERE entity_key = ?",
+                   (new_key, new_name, old_key))
+        # A merge of the new name into the entity ("Thomas Becker" linked to Tom Becker) says what the name
+        # now says itself; kept, it would merge the renamed page away.
+        db.execute("DELETE FROM entity_merges WHERE from_key = ? AND into_key = ?", (new_key, old_key))
+        db.execute("UPDATE entity_merges SET into_key = ?, into_name = ? WHERE into_key = ?",
+                   (new_key, new_name, old_key))
+
     # --- names linked in one document ---------------------------------------------------
 
     def add_reference_link(self, doc_path: str, entity_type: str, name_key: str, entity_key: str, entity_name: str,

@@ -1,0 +1,36 @@
+"""A page whose name changed is the same entity under a new key (entities/sync.renamed_entities): what
+the user said about it (confirmed names, links, merges into it) follows it; see test_confirmed_found."""
+
+from __future__ import annotations
+
+from kbgraph.entities.sync import renamed_entities
+from kbgraph.model import EntityClaim
+
+
+def _page(doc_id: int, path: str, name: str, entity_type: str = "person") -> EntityClaim:
+    return EntityClaim(doc_id, path, entity_type, name, (), "page", None, {})
+
+
+def _primary(paths: dict[int, str]):
+    return lambda entity_id: paths.get(entity_id)
+
+
+def test_a_page_whose_name_changed_is_a_rename():
+    before = {1: (10, "Tom Becker", "person"), 2: (11, "Sam Li", "person")}
+    claims = [_page(1, "people/tom.md", "Thomas Becker"), _page(2, "people/sam.md", "Sam Li")]
+    assert renamed_entities(before, claims, _primary({})) == {"person:tom becker": ("person:thomas becker",
+                                                                                     "Thomas Becker")}
+
+
+def test_a_page_merged_into_another_entity_is_no_rename_nor_a_change_of_type():
+    before = {1: (10, "Jonathan Smith", "person"), 2: (10, "Jonathan Smith", "person"), 3: (12, "Atlas", "project")}
+    claims = [_page(1, "people/jonathan.md", "Jonathan Smith"), _page(2, "people/jon.md", "Jon Smith"),
+              _page(3, "teams/atlas.md", "Atlas Team", "team")]
+    assert renamed_entities(before, claims, _primary({})) == {}
+
+
+def test_an_entity_with_two_pages_renamed_goes_where_its_own_page_went():
+    before = {1: (10, "Marcus Hale", "person"), 2: (10, "Marcus Hale", "person")}  # Halle's page merged into it
+    claims = [_page(1, "people/hale.md", "Marcus J. Hale"), _page(2, "notes/halle.md", "Marcus Halle")]
+    assert renamed_entities(before, claims, _primary({10: "people/hale.md"})) == {
+        "person:marcus hale": ("person:marcus j. hale", "Marcus J. Hale")}
