@@ -250,20 +250,27 @@ def _typo(rng, kind: str, p: Person) -> str | None:
     if len(word) < 5:
         return None
     i = rng.randrange(1, len(word) - 2)
-    if kind == "typo-transpose":
-        changed = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
-    elif kind == "typo-drop":
-        changed = word[:i] + word[i + 1 :]
-    else:
-        options = [(a, b) for a, b in OCR if a in word[1:]]
-        if not options:
-            return None
-        a, b = rng.choice(options)
-        at = word.index(a, 1)
-        changed = word[:at] + b + word[at + len(a) :]
-    if changed == word:
+    changed = respell(rng, word, i, {"typo-transpose": "transpose", "typo-drop": "drop"}.get(kind, "ocr"))
+    if changed is None or changed == word:
         return None
     return f"{changed} {last}" if word is first else f"{first} {changed}"
+
+
+def respell(rng, word: str, i: int, how: str, ocr=None) -> str | None:
+    """One slip at letter i: "transpose" (i and i+1), "drop", "double", or "ocr" (a look-alike
+    letter group anywhere but the first letter); None when no OCR confusion fits the word."""
+    if how == "transpose":
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    if how == "drop":
+        return word[:i] + word[i + 1 :]
+    if how == "double":
+        return word[: i + 1] + word[i] + word[i + 1 :]
+    options = [(a, b) for a, b in (OCR if ocr is None else ocr) if a in word[1:]]
+    if not options:
+        return None
+    a, b = rng.choice(options)
+    at = word.index(a, 1)
+    return word[:at] + b + word[at + len(a) :]
 
 
 def _unknown(rng, kb, taken) -> MentionCase | None:

@@ -102,20 +102,8 @@ def typo(rng: random.Random, word: str) -> str | None:
         return None
     i = rng.randrange(1, len(word) - 2)
     how = rng.choice(["transpose", "drop", "double", "ocr"])
-    if how == "transpose":
-        out = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
-    elif how == "drop":
-        out = word[:i] + word[i + 1 :]
-    elif how == "double":
-        out = word[: i + 1] + word[i] + word[i + 1 :]
-    else:
-        options = [(a, b) for a, b in OCR if a in word[1:]]
-        if not options:
-            return None
-        a, b = rng.choice(options)
-        at = word.index(a, 1)
-        out = word[:at] + b + word[at + len(a) :]
-    return out if out != word else None
+    out = nv.respell(rng, word, i, how, OCR)  # this set's own look-alikes
+    return out if out and out != word else None
 
 
 def _swap(name: str, old: str, new: str) -> str:

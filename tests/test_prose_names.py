@@ -7,7 +7,6 @@ as frontmatter references: a typo links, a gray-zone name is asked, a stranger c
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from hypothesis import given, strategies as st
 from kbgraph.entities.prose_names import MAX_NAMES, find_prose_names
 
 from .conftest import fast, kbg
+from .timing import fastest
 
 
 def _names(text: str) -> list[str]:
@@ -76,19 +76,10 @@ def test_any_text_gives_spans_inside_it_in_order_deterministically(parts):
     assert all(a.end <= b.start for a, b in zip(found, found[1:]))
 
 
-def _fastest(call, runs: int = 3) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 @pytest.mark.parametrize("piece", ["Ana Lima said, ", "with Ravi Shah and Lena Fischer, ", "Pod's Kubelet's ",
                                    "x" * 500 + " said "])
 def test_finding_costs_linear_time_in_the_text(piece):
-    small, large = (_fastest(lambda n=n: find_prose_names(piece * n)) for n in (50, 800))
+    small, large = (fastest(lambda n=n: find_prose_names(piece * n)) for n in (50, 800))
     # 16 times the text: linear work is ~16x; a cue walking a list or a word back from each name would not be.
     assert large < 64 * small + 0.05, (small, large)
 

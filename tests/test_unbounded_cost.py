@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 
 import pytest
 
@@ -23,15 +22,7 @@ from kbgraph.store.sqlite import search as sqlite_search
 from kbgraph.store.sqlite.store import SqliteStore
 
 from .store_contract.text_builders import note
-
-
-def _fastest(call, runs: int = 3) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
+from .timing import fastest
 
 
 def _prefix_heavy_store(notes: int = 60, sections: int = 8) -> tuple[SqliteStore, list[int]]:
@@ -50,12 +41,12 @@ def test_a_short_prefix_is_matched_in_one_pass_not_once_per_section(monkeypatch)
     monkeypatch.setattr(sqlite_search, "MAX_PREFIX_WORDS", 10_000)  # `a*` here stands for ~3,000 words
     store, ids = _prefix_heavy_store()
     query = parse_query("a*")
-    ranking = _fastest(lambda: store.ranked_chunks(LOCAL, query, DocFilter(), 10))  # one full match, ranked
+    ranking = fastest(lambda: store.ranked_chunks(LOCAL, query, DocFilter(), 10))  # one full match, ranked
     matched: set[int] = set()
-    placing = _fastest(lambda: matched.update(store.matching_chunks(query, ids)))
+    placing = fastest(lambda: matched.update(store.matching_chunks(query, ids)))
     chunk_ids = sorted(matched)
     assert len(chunk_ids) == 60 * 8  # every section matches: the answer did not change
-    snippets = _fastest(lambda: store.snippets(query, chunk_ids[:50]))
+    snippets = fastest(lambda: store.snippets(query, chunk_ids[:50]))
     # Before: FTS5 ran the prefix query again for each listed section (480 and 50 times).
     assert placing < 10 * ranking + 0.05, (placing, ranking)
     assert snippets < 10 * ranking + 0.05, (snippets, ranking)
@@ -100,7 +91,7 @@ def test_a_note_of_many_links_costs_linear_time_in_its_links():
         def run():
             mentions, _ = find_document_mentions(chunks, found, 0, matcher, lambda link: resolve(link.target), set())
             assert len(mentions) == links and all(m.start == link.start for (_, m), link in zip(mentions, found))
-        return _fastest(run)
+        return fastest(run)
 
     small, large = mentions(500), mentions(8000)
     # 16 times the links: linear work is ~16x, the span check per name found made it ~256x.
