@@ -230,3 +230,26 @@ def test_an_indexed_namesake_is_a_question_whose_why_names_the_words(tmp_path):
     questions = kbg(tmp_path, "resolve", "pending")["questions"]
     assert [(q["surface"], q["candidate_name"]) for q in questions] == [("Ravi Shaw", "Ravi Shah")]
     assert questions[0]["why"] == "surname differs (Shaw / Shah): another person's name, asked"
+
+
+@pytest.mark.parametrize("acronym", ["API", "SRE", "OKR", "NASA", "HR", "QA"])
+def test_an_all_caps_acronym_is_no_ones_initials(acronym):
+    """'API' in a meeting's attendees beside Ana P. Ibarra was asked about as her initials (the shared
+    meeting made it 0.90); a word everyone reads as an acronym is no person's initials."""
+    met = frozenset({100, 101})
+    index = ResolverIndex([EntityProfile(1, "person", name, context=met) for name in (
+        "Ana P. Ibarra", "Sara Rose Evans", "Olga K. Rossi", "Nora Anne Sato Adler", "Hana Reed", "Quinn Adams")])
+    d = index.resolve(MentionInfo(acronym, "person", met))
+    assert d.outcome == "new" and d.best is None, d.reason
+    from kbgraph.resolve.keys import parse_name
+
+    assert parse_name(acronym).kind != "initials"
+
+
+def test_initials_that_are_no_acronym_are_still_asked_and_an_alias_still_links():
+    met = frozenset({100, 101})
+    index = ResolverIndex([EntityProfile(1, "person", "Priya Raman", context=met),
+                           EntityProfile(2, "person", "Sam Ortiz", aliases=("SRE",), context=met)])
+    assert index.resolve(MentionInfo("PR", "person", met)).outcome == "ask"
+    d = index.resolve(MentionInfo("SRE", "person", met))
+    assert (d.outcome, d.best.entity_id) == ("auto-link", 2), "a page's own alias is a claim"

@@ -352,7 +352,7 @@ def _sound_alike(a: str, b: str) -> bool:
 
 def information(mention: ParsedName) -> float:
     """How much a mention alone says about who it is (see the table in the module docstring)."""
-    if mention.kind == "initials":
+    if mention.kind in ("initials", "acronym"):
         return 0.0
     if mention.kind in ("handle", "email"):
         return 0.5  # an identifier: exact hits decide, a near-miss ("@liggit") must be asked

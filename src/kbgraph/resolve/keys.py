@@ -10,7 +10,8 @@ inverted index and a mention is scored only against the entities it shares a key
 - ``t:``  each word (first / middle / last name tokens);
 - ``k:``  the given-name group of a diminutive ("bob" and "robert" both give ``k:robert``);
 - ``p:`` / ``y:``  metaphone / NYSIIS of each word, for misspellings ("Arjoon");
-- ``i:``  initials ("Arjun Mehta" and "AM" both give ``i:am``);
+- ``i:``  initials ("Arjun Mehta" and "AM" both give ``i:am``); an acronym ("API", resolve/acronyms.py)
+  is no one's initials and has its ``n:`` key only;
 - ``u:``  user-name shapes (arjunmehta, amehta, arjunm, mehtaa...) and the local part of an
   email or an ``@handle``, so "@amehta" finds Arjun Mehta;
 - ``e:``  a whole email address.
@@ -32,6 +33,7 @@ from functools import lru_cache
 from ..errors import InvalidInput
 from ..entities.names import fold
 from ._optional import require
+from .acronyms import ACRONYMS
 from .nicknames import canonical_given_name
 
 jellyfish = require("jellyfish")
@@ -59,7 +61,7 @@ class ParsedName:
     """A surface form reduced to what matching needs."""
 
     text: str  # the cleaned surface: no wrapping quotes, no '@', an email's local part
-    kind: str  # "name" | "handle" | "email" | "initials"
+    kind: str  # "name" | "handle" | "email" | "initials" | "acronym" (resolve/acronyms.py)
     tokens: tuple[str, ...]  # folded, lower-cased; apostrophes joined ("o'brien" -> "obrien")
     compact: str  # the exact-claim key: tokens joined; a handle keeps its '-', '_', '.'
     email: str | None = None  # the whole address when the surface is one
@@ -107,6 +109,8 @@ def parse_name(text: str) -> ParsedName:
         # A handle is an identifier: "d-nishi" and "dnishi" are two accounts, "KnVerey" and "knverey" one.
         return ParsedName(handle, "handle", tokens, _HANDLE_JUNK.sub("", fold(handle).casefold()) or "".join(tokens))
     tokens = _tokens(cleaned) or (fold(cleaned).casefold(),)
+    if _ACRONYM.fullmatch(cleaned) and tokens[0] in ACRONYMS:  # "API", "NASA": the word, not initials
+        return ParsedName(cleaned, "acronym", tokens, tokens[0])
     if _ACRONYM.fullmatch(cleaned) or (len(tokens) > 1 and all(len(t) == 1 for t in tokens)):
         letters = "".join(tokens)
         return ParsedName(cleaned, "initials", tuple(letters), letters)
@@ -130,6 +134,8 @@ def blocking_keys(name: str, emails: tuple[str, ...] | list[str] = ()) -> frozen
 
 def name_keys(parsed: ParsedName) -> frozenset[str]:
     keys = {"n:" + parsed.compact}
+    if parsed.kind == "acronym":
+        return frozenset(keys)  # only an entity named or aliased so exactly
     if parsed.email:
         keys |= email_keys(parsed.email)
     if parsed.kind == "initials":
@@ -162,7 +168,7 @@ def email_local(email: str) -> str:
 
 def user_name_shapes(parsed: ParsedName) -> frozenset[str]:
     """The user names people build from a name: arjunmehta, amehta, arjunm, mehtaarjun, mehtaa."""
-    if parsed.kind == "initials":
+    if parsed.kind in ("initials", "acronym"):
         return frozenset()
     words = parsed.words
     if len(words) < 2:
