@@ -9,6 +9,7 @@ model and skip without it, as tests/test_embed_minilm.py does.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -128,6 +129,26 @@ def test_damaged_or_stale_file_is_rebuilt(tmp_path, damage):
     assert path.read_bytes() == good and int8_status(tmp_path, SOURCE) == "ok"
 
 
+def test_a_load_trusts_a_stamped_stat_and_a_rewrite_behind_it_is_still_found(tmp_path, monkeypatch):
+    """Loading for a query skips hashing the file when its size, times and inode are those stamped
+    (~45 ms a search); a status check always hashes; a byte flipped with its mtime put back changes
+    its ctime, so a load hashes it and rebuilds."""
+    build = Builds()
+    path = int8_model(tmp_path, SOURCE, build)
+    hashed = []
+    real = quantized.sha256_of
+    monkeypatch.setattr(quantized, "sha256_of", lambda p: hashed.append(p) or real(p))
+    assert int8_model(tmp_path, SOURCE, build) == path and hashed == []
+    assert int8_status(tmp_path, SOURCE) == "ok" and hashed == [path]
+    good, st = path.read_bytes(), path.stat()
+    data = bytearray(good)
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert int8_model(tmp_path, SOURCE, build) == path and build.calls == 2
+    assert path.read_bytes() == good
+
+
 def test_damaged_file_without_onnx_names_the_file_and_the_fix(tmp_path, monkeypatch):
     path = int8_model(tmp_path, SOURCE, Builds())
     path.write_bytes(b"not a model")
@@ -232,8 +253,19 @@ def test_a_vector_depends_on_its_text_alone(int8):
     assert np.array_equal(together[5], int8.embed([texts[5]])[0])
     assert np.array_equal(together[:3], int8.embed(texts[:3]))
     one = OnnxMiniLMEmbedder(precision="int8", sessions=1, threads=1)
-    assert len(one.sessions) == 1 and len(int8.sessions) >= 1
     assert np.array_equal(one.embed(texts), together)
+    assert len(one.sessions) == 1 and len(int8.sessions) == int8.session_count
+
+
+def test_a_query_makes_one_session_and_a_batch_of_texts_makes_them_all(int8):  # int8: skips without the model
+    """A hybrid search embeds one text: making every session first cost ~35-65 ms each for nothing."""
+    from kbgraph.embed.onnx_backend import OnnxMiniLMEmbedder
+
+    embedder = OnnxMiniLMEmbedder(precision="int8", sessions=2, threads=2)
+    embedder.embed(["token rotation"])
+    assert len(embedder.sessions) == 1
+    embedder.embed([f"section {i}" for i in range(8)])
+    assert len(embedder.sessions) == 2
 
 
 @pytest.mark.parametrize("name", ["minilm-int8", "minilm-numpy"])

@@ -145,7 +145,8 @@ def _file_ok(root: Path, name: str, full: bool) -> bool:
     return ok
 
 
-def _stat_key(path: Path) -> dict:
+def stat_key(path: Path) -> dict:
+    """What says a file is the one hashed before: a replaced or rewritten file changes one of these."""
     st = path.stat()
     return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns,
             "inode": st.st_ino, "device": st.st_dev}
@@ -154,14 +155,14 @@ def _stat_key(path: Path) -> dict:
 def _stamp_matches(root: Path, expected: str) -> bool:
     try:
         stamp = json.loads((root / STAMP_FILE).read_text(encoding="utf-8"))
-        return stamp.get("sha256") == expected and stamp.get("stat") == _stat_key(root / WEIGHTS_FILE)
+        return stamp.get("sha256") == expected and stamp.get("stat") == stat_key(root / WEIGHTS_FILE)
     except (OSError, ValueError, AttributeError):
         return False
 
 
 def _write_stamp(root: Path, sha256: str) -> None:
     """Best effort: a read-only model folder just means every load re-hashes."""
-    stamp = {"file": WEIGHTS_FILE, "sha256": sha256, "stat": _stat_key(root / WEIGHTS_FILE)}
+    stamp = {"file": WEIGHTS_FILE, "sha256": sha256, "stat": stat_key(root / WEIGHTS_FILE)}
     tmp = root / f"{STAMP_FILE}.{os.getpid()}.tmp"
     try:
         tmp.write_text(json.dumps(stamp), encoding="utf-8")

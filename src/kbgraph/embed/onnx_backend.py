@@ -94,10 +94,21 @@ class OnnxMiniLMEmbedder:
         self.batch_size = batch_size or (1 if int8 else DEFAULT_BATCH_SIZE)
         self.batch_tokens = batch_tokens
         self.threads = threads or usable_cpus()
-        count = sessions or (self.threads if int8 else 1)
+        self.session_count = sessions or (self.threads if int8 else 1)
         self.tokenizer = MiniLMTokenizer(self.folder)
-        model = self._model_bytes_or_path()
-        self.sessions = [_session(onnxruntime, model, 1 if count > 1 else self.threads) for _ in range(count)]
+        self._onnxruntime = onnxruntime
+        self._model = self._model_bytes_or_path()
+        # Sessions are made when a call has the batches for them: a query (one text) needs one, and
+        # each costs ~35-65 ms to make, the larger part of a hybrid search's model start-up.
+        self.sessions: list = [self._new_session()]
+
+    def _new_session(self):
+        return _session(self._onnxruntime, self._model, 1 if self.session_count > 1 else self.threads)
+
+    def _sessions_for(self, batches: int) -> list:
+        while len(self.sessions) < min(self.session_count, batches):
+            self.sessions.append(self._new_session())
+        return self.sessions[:max(1, min(self.session_count, batches))]
 
     def _model_bytes_or_path(self) -> bytes | str:
         if self.precision == "int8":
@@ -119,12 +130,13 @@ class OnnxMiniLMEmbedder:
             (states,) = session.run(None, {"input_ids": ids, "attention_mask": mask.astype(np.int32)})
             out[positions] = mean_pooled(states, mask)
 
-        if len(self.sessions) == 1 or len(batches) == 1:
+        sessions = self._sessions_for(len(batches))
+        if len(sessions) == 1:
             for positions in batches:
-                run(self.sessions[0], positions)
+                run(sessions[0], positions)
         else:
             idle: queue.SimpleQueue = queue.SimpleQueue()  # a worker takes a free session per batch
-            for session in self.sessions:
+            for session in sessions:
                 idle.put(session)
 
             def work(positions: np.ndarray) -> None:
@@ -134,7 +146,7 @@ class OnnxMiniLMEmbedder:
                 finally:
                     idle.put(session)
 
-            with ThreadPoolExecutor(min(len(self.sessions), len(batches))) as pool:
+            with ThreadPoolExecutor(len(sessions)) as pool:
                 list(pool.map(work, batches))  # list(): re-raises a worker's exception here
         return normalise_rows(out)
 
