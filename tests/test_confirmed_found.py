@@ -226,3 +226,19 @@ def test_a_page_renamed_to_a_name_linked_to_it_before_stays_one_entity(tiny):
     profile = kbg(tiny, "person", "find", "Thomas Becker")
     assert (profile["entity"]["name"], profile["pages"]) == ("Thomas Becker", ["people/tom-becker.md"])
     assert not [e for e in kbg(tiny, "entity", "list")["entities"] if e["name"] == "Tom Becker"]
+
+
+def test_a_confirmed_name_resolves_another_notes_frontmatter_as_a_lookup_does(tiny):
+    """`attendees: [T. Becker]` in a note written after the answer is Tom Becker, as `person find` says;
+    a confirmed 'Sam' another entity's first name shares is asked about again, as find lists both."""
+    kbg(tiny, "resolve", "confirm", str(_question(tiny, "T. Becker", "Tom Becker")))
+    kbg(tiny, "resolve", "confirm", str(_question(tiny, "Sam", "Sam Li")))
+    (tiny / "meetings/later.md").write_text("---\ntype: meeting\ndate: 2026-05-01\nattendees: [T. Becker, Sam]\n"
+                                            "---\n# Later\n\nShort.\n")
+    index_vault(tiny)
+    asked = {(q["surface"], q["candidate_name"], q["doc_path"]) for q in kbg(tiny, "resolve", "pending")["questions"]}
+    assert not {q for q in asked if q[0] == "T. Becker"}, asked
+    assert ("Sam", "Sam Ortiz", "meetings/later.md") in asked and ("Sam", "Sam Li", "meetings/later.md") in asked
+    timeline = [d["path"] for d in kbg(tiny, "person", "timeline", "Tom Becker")["documents"]]
+    assert "meetings/later.md" in timeline
+    assert [e["name"] for e in kbg(tiny, "entity", "list")["entities"] if e["name"] == "T. Becker"] == []

@@ -21,9 +21,10 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
     everywhere: a recorded merge (undo: `kbg entity unmerge`). A name that says little ("Sam", "AJ",
     "T. Becker") is linked in the documents that use it now, and becomes a confirmed name of the
     entity: a lookup, a search and the mention scan find the entity by it, as by a first name (where
-    another entity shares it, both are listed, never one picked), while a "Sam" in another note's
-    frontmatter is asked about again. Either way the answer is in the decision log, which `kbg index
-    --full` keeps and `kbg export` carries. The result reports what the name now finds.
+    another entity shares it, both are listed, never one picked); a reference to it in another note's
+    frontmatter means the entity too, as a lookup does, while a "Sam" another entity also goes by is
+    asked about again (resolve/references.py). Either way the answer is in the decision log, which
+    `kbg index --full` keeps and `kbg export` carries. The result reports what the name now finds.
 
     An answer about an entity that no longer exists (its page was deleted since the question was
     asked) is refused with nothing changed; the question stays open until the next index, which

@@ -9,6 +9,9 @@ entity is put to the resolver against the entities that do have a page (or that 
 - ask: a pending question per candidate in the gray zone (`kbg resolve pending`);
 - new: it stays its own entity; logged once.
 
+A name the user confirmed for an entity ("T. Becker") is that entity's in every note, as a lookup of
+it is: the resolver is told so, and links it unless the note's context fits someone else.
+
 Pure: the entity stage gives it the assembled records and the decision log, and writes what it returns.
 """
 
@@ -70,11 +73,12 @@ def resolve_references(
     for claim in sorted(claims, key=lambda c: c.doc_path):
         if claim.doc_path and claim.role != "page" and owner.get(claim) is not None:
             docs.setdefault(owner[claim], []).append(claim.doc_path)
+    confirmed = _confirmed_names(records, anchored_keys)
     out = []
     for i, record in enumerate(records):
         if record.key in anchored_keys:
             continue
-        decision = _resolve_one(resolver, record, context.get(i, frozenset()), records, decided)
+        decision = _resolve_one(resolver, record, context.get(i, frozenset()), records, decided, confirmed)
         if decision is not None:
             out.append(
                 ReferenceDecision(
@@ -92,7 +96,9 @@ def resolve_references(
     return out
 
 
-def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], records, decided):
+def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], records, decided,
+                 confirmed: dict[str, int]):
+    from ..entities.names import name_key
     from .keys import surface_key
 
     try:
@@ -100,13 +106,39 @@ def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], record
     except InvalidInput:
         return None  # a name with nothing to match ("???"): it stays what it is
     # A confirmed answer is applied already (a merge, or a link in the documents it was about); a name
-    # still here comes from another note, where a short name may mean someone else: it is asked again.
+    # still here comes from another note. It means the entity it was confirmed for, as a lookup of it
+    # does, unless this note's context fits another (the resolver asks then); a name another entity
+    # also goes by ("Sam", Sam Ortiz's first name) is asked about again, as a lookup lists both.
     rejected = {i for i, r in enumerate(records) if decided.get((key, r.key)) == "rejected"}
+    chosen = confirmed.get(name_key(record.name))
+    yes = frozenset({(key, chosen)}) if chosen is not None and chosen not in rejected else frozenset()
     try:
         return resolver.resolve(MentionInfo(record.name, record.type, context),
-                                rejected=frozenset((key, i) for i in rejected))
+                                rejected=frozenset((key, i) for i in rejected), confirmed=yes)
     except InvalidInput:
         return None
+
+
+def _confirmed_names(records: list[EntityRecord], anchored: set[str]) -> dict[str, int]:
+    """name key -> the index of the one entity with a page (or a user behind it) that goes by that
+    confirmed name, where no other such entity has a form (name, alias, first name, confirmed name) so
+    spelt: what `find` gives for the name (entities/lookup.py)."""
+    from ..entities.names import name_key
+
+    named: dict[str, set[int]] = {}
+    for i, record in enumerate(records):
+        if record.key in anchored and any(kind == "confirmed" for _, kind in record.forms):
+            for surface, kind in record.forms:
+                if kind == "confirmed":
+                    named.setdefault(name_key(surface), set()).add(i)
+    if not named:
+        return {}
+    for i, record in enumerate(records):
+        if record.key in anchored:
+            for surface, _ in record.forms:
+                if name_key(surface) in named:
+                    named[name_key(surface)].add(i)
+    return {key: next(iter(ids)) for key, ids in named.items() if len(ids) == 1}
 
 
 def _worth_logging(decision, records, thresholds: Thresholds) -> tuple:
