@@ -14,6 +14,8 @@ Why this shape:
 Usage:
     .venv/bin/python bench/startup.py --baseline 9b80e45          # before/after, 21 runs each
     .venv/bin/python bench/startup.py --runs 11 --json            # this tree only
+    .venv/bin/python bench/startup.py --hybrid --baseline REV      # vectors made with the installed model:
+                                                                  # a hybrid search loads it (needs `kbg model install`)
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ COMMANDS = {
     "index status": ["index", "status"],
     "--help": ["--help"],
 }
+HYBRID_COMMANDS = {
+    "search (hybrid)": ["search", "token rotation"],
+    "search --mode bm25": ["search", "token rotation", "--mode", "bm25"],
+}
 
 
 def baseline_tree(rev: str, into: Path) -> Path:
@@ -53,10 +59,10 @@ def baseline_tree(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def indexed_copy(src: Path, into: Path) -> Path:
+def indexed_copy(src: Path, into: Path, embedder: str | None = "none") -> Path:
     vault = into / "vault"
     shutil.copytree(SAMPLE, vault, ignore=shutil.ignore_patterns(".kbgraph"))
-    done = subprocess.run(kbg(["index", "--quiet"]), cwd=vault, env=environment(src, "none"),
+    done = subprocess.run(kbg(["index", "--quiet"]), cwd=vault, env=environment(src, embedder),
                           capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"indexing with {src} failed: {done.stderr}")
@@ -98,7 +104,9 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="REV", help="a commit to compare with (its src/)")
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--hybrid", action="store_true", help="index with the installed model and time a hybrid search")
     options = parser.parse_args()
+    commands = HYBRID_COMMANDS if options.hybrid else COMMANDS
     with tempfile.TemporaryDirectory(prefix="kbg-startup-") as tmp:
         trees = {"this tree": REPO / "src"}
         if options.baseline:
@@ -107,19 +115,19 @@ def main() -> None:
         vaults = {}
         for i, (name, src) in enumerate(trees.items()):
             (Path(tmp) / f"v{i}").mkdir()
-            vaults[name] = indexed_copy(src, Path(tmp) / f"v{i}")
+            vaults[name] = indexed_copy(src, Path(tmp) / f"v{i}", None if options.hybrid else "none")
         for name, src in trees.items():  # a first run of each writes its .pyc files
             wall(["--help"], src, vaults[name])
-        times: dict[str, dict[str, list[float]]] = {n: {c: [] for c in COMMANDS} for n in trees}
+        times: dict[str, dict[str, list[float]]] = {n: {c: [] for c in commands} for n in trees}
         for _ in range(options.runs):
-            for command, args in COMMANDS.items():
+            for command, args in commands.items():
                 for name, src in trees.items():
                     times[name][command].append(wall(args, src, vaults[name]))
         report = {
             "runs": options.runs,
             "python": sys.version.split()[0],
             "trees": {name: {command: {"median_s": round(statistics.median(values), 4),
-                                       "heavy": heavy_imports(COMMANDS[command], src, vaults[name])}
+                                       "heavy": heavy_imports(commands[command], src, vaults[name])}
                              for command, values in times[name].items()}
                       for name, src in trees.items()},
         }
@@ -129,13 +137,13 @@ def main() -> None:
     names = list(trees)
     print(f"median wall of {options.runs} runs each, interleaved ({report['python']})")
     print(f"{'command':22}" + "".join(f"{n:>24}" for n in names) + ("   ratio" if len(names) == 2 else ""))
-    for command in COMMANDS:
+    for command in commands:
         medians = [report["trees"][n][command]["median_s"] for n in names]
         ratio = f"   {medians[1] / medians[0]:.2f}" if len(names) == 2 else ""
         print(f"{command:22}" + "".join(f"{m:>23.3f}s" for m in medians) + ratio)
     for name in names:
         print(f"\nheavy modules imported, {name}:")
-        for command in COMMANDS:
+        for command in commands:
             print(f"  {command:22} {', '.join(report['trees'][name][command]['heavy']) or '-'}")
 
 
