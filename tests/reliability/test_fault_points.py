@@ -11,6 +11,8 @@ What the points cover, in each write's order of steps:
 - relate: nothing written / page written, row not / page and row written, the page not re-read
 - unrelate: page edited, row not ended / row ended, the page not re-read
 - merge: the merge rows written, its page edits and re-index not
+- unmerge: the merge taken back, nothing re-indexed / re-indexed, relations not given back / given back, page
+  lines not restated / a line restated, its page not re-read / every step done, not marked finished
 - fact add, loop add: page line written, row not / both written, the page not re-read
 - note (quick capture): its fact stored, its loop not
 - link: the mention wrapped, the note not re-read
@@ -303,4 +305,35 @@ def test_a_migration_crashed_part_way_then_opened_again_ends_as_an_uncrashed_upg
         SqliteStore.open(str(crashed / ".kbgraph" / "index.db"))
     monkeypatch.undo()
     SqliteStore.open(str(crashed / ".kbgraph" / "index.db")).close()
+    assert_same(crashed, clean)
+
+
+UNMERGE = ("entity", "unmerge", "Ben Okafor")
+UNMERGE_POINTS = {
+    "unmerge: merge taken back, entity set not rebuilt": ("kbgraph.ingest.pipeline:refresh_index", 1),
+    "unmerge: entity set rebuilt, relations not given back": ("kbgraph.entities.merging:_give_relations_back", 1),
+    "unmerge: relations given back, page lines not restated": ("kbgraph.entities.merging:_restate_on_pages", 1),
+    "unmerge: page line restated, the page not re-read": ("kbgraph.relations.edits:reread_after_write", 1),
+    "unmerge: every step done, not yet marked finished": ("kbgraph.entities.merging:_save_pending", 3),
+}
+
+
+@pytest.fixture(scope="module")
+def merged(indexed_once, tmp_path_factory) -> Path:
+    """Ben Okafor merged into Ana Lima, after Ben's page said he mentors Ana (a line the merge takes out of
+    the page: it would relate Ana to herself) and the index alone held that Ben leads Project Atlas."""
+    vault = copy_indexed(indexed_once, tmp_path_factory.mktemp("merged") / "vault")
+    run(vault, "entity", "relate", "Ben Okafor", "--type", "mentors", "--target", "Ana Lima")
+    run(vault, "entity", "relate", "Dana Kowalski", "--type", "collaborates-with", "--target", "Ben Okafor")
+    run(vault, *MERGE)
+    return vault
+
+
+@pytest.mark.parametrize("point", list(UNMERGE_POINTS))
+def test_an_unmerge_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_unmerge(point, merged, tmp_path,
+                                                                                         monkeypatch):
+    where, call = UNMERGE_POINTS[point]
+    clean = clean_state(merged, UNMERGE)
+    crashed = copy_indexed(merged, tmp_path / "crashed")
+    crashed_then_rerun(monkeypatch, crashed, where, UNMERGE, call)
     assert_same(crashed, clean)

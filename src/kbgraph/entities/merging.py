@@ -121,7 +121,7 @@ def unmerge_entity(ws: Workspace, merged_name: str) -> dict:
     unmerge (meta UNMERGING), which says how far the steps got and is cleared by the last one; run
     again after a kill at any point, the unmerge resumes there (each step is idempotent) instead of
     saying the entity was not merged."""
-    from ..ingest.pipeline import refresh_index
+    from ..ingest.pipeline import index_vault, refresh_index
 
     store = ws.store
     pending = _pending_unmerge(store, merged_name)
@@ -141,7 +141,11 @@ def unmerge_entity(ws: Workspace, merged_name: str) -> dict:
                 _save_pending(store, merge.from_key, pending)
     merge, into = Merge(**pending["merge"]), pending["into_id"]
     with write_lock(ws.root):
-        refresh_index(ws)
+        if "to_page" in pending:  # resumed past the give-back: a page may hold a line restated and not re-read,
+            # which a refresh alone (no file read) would take for a line removed, and end its relation
+            index_vault(Path(ws.root), store=store, only=_pages_of(store, pending["to_page"]), lock_wait=30)
+        else:
+            refresh_index(ws)
         from_id = store.entity_ids_by_key().get(merge.from_key)
         if "to_page" not in pending:
             with store.transaction():
@@ -154,6 +158,12 @@ def unmerge_entity(ws: Workspace, merged_name: str) -> dict:
         _save_pending(store, merge.from_key, None)
     return {"unmerged": merge.from_name, "from": merge.into_name, "type": merge.from_type,
             "relations_restored": restored}
+
+
+def _pages_of(store: Store, items: list[dict]) -> set[str]:
+    """The paths of the pages the relations came from (those a restated line goes back to)."""
+    docs = (store.get_document(LOCAL, doc_id=d["origin_doc_id"]) for d in items if d.get("origin_doc_id"))
+    return {doc["path"] for doc in docs if doc is not None}
 
 
 UNMERGING = "unmerging"  # meta: from key -> an unmerge begun and not finished (its merge, undo data, progress)
@@ -248,12 +258,18 @@ def _give_relations_back(store: Store, undo: dict, into_id: int | None, from_id:
 
 def _restate_on_pages(ws: Workspace, dropped: list[dict], into_id: int | None, from_id: int | None) -> int:
     from ..relations.edits import relate_entities
+    from ..relations.records import canonical
 
     restated = 0
     for item in dropped:
         ends = [from_id if end in item["ends"] else into_id for end in ("source", "target")]
         source, target = (ws.store.get_entity(LOCAL, i) for i in ends)
         if source is None or target is None or source.id == target.id:
+            continue
+        rtype, src, tgt = canonical(ws.config.vocabulary, source, item["type"], target)
+        if ws.store.get_relation(src.id, tgt.id, rtype.name) is not None:
+            # Stated again already: by a page the re-index read (a frontmatter key, which no edit took out),
+            # or by this step in a run killed after it. Stating it once more would count it twice (strength).
             continue
         relate_entities(ws, source, item["type"], target, item["reason"], None, item["valid_until"], True,
                         item["confidence"] or "manual")
