@@ -242,3 +242,21 @@ def test_a_confirmed_name_resolves_another_notes_frontmatter_as_a_lookup_does(ti
     timeline = [d["path"] for d in kbg(tiny, "person", "timeline", "Tom Becker")["documents"]]
     assert "meetings/later.md" in timeline
     assert [e["name"] for e in kbg(tiny, "entity", "list")["entities"] if e["name"] == "T. Becker"] == []
+
+
+def test_a_confirmed_short_name_can_be_taken_back_with_reject(tiny):
+    """A 'T. Becker' confirmed by mistake: reject refused it ('answered already', hint: unmerge) and unmerge
+    refused it too (no merge was made), so nothing could take the name back."""
+    question = _question(tiny, "T. Becker", "Tom Becker")
+    kbg(tiny, "resolve", "confirm", str(question))
+    result = kbg(tiny, "resolve", "reject", str(question))
+    assert (result["outcome"], result["entity"]) == ("rejected", "Tom Becker")
+    found = kbg(tiny, "person", "find", "T. Becker")
+    assert found["entity"]["name"] == "T. Becker" and found["confirmed_names"] == []
+    assert kbg(tiny, "person", "find", "Tom Becker")["confirmed_names"] == []
+    from kbgraph.workspace import Workspace
+
+    with Workspace.open(str(tiny)) as ws:
+        assert ws.store.reference_links() == []
+    merged = kbg(tiny, "resolve", "reject", str(question))  # rejected again: the same answer, applied again
+    assert merged["outcome"] == "rejected"

@@ -82,6 +82,15 @@ def test_a_name_linked_in_one_document_is_kept_once_and_relinked_in_place(store)
          "entity_name": "Sam Ortiz", "created_at": LATER}]
 
 
+def test_links_of_a_name_to_one_entity_are_taken_back_together(store):
+    with store.transaction():
+        store.add_reference_link("notes/a.md", "person", "sam", "person:sam li", "Sam Li", NOW)
+        store.add_reference_link("notes/b.md", "person", "sam", "person:sam li", "Sam Li", NOW)
+        store.add_reference_link("notes/c.md", "person", "sam", "person:sam ortiz", "Sam Ortiz", NOW)
+        assert store.remove_reference_links("person", "sam", "person:sam li") == 2
+    assert [r["doc_path"] for r in store.reference_links()] == ["notes/c.md"]
+
+
 def test_a_mention_taken_back_is_kept_once_and_can_be_given_back(store):
     with store.transaction():
         assert store.add_unlink("person:sam li", "Sam Li", "notes/b.md", NOW)

@@ -146,7 +146,10 @@ def _found_by(result: dict) -> str:
 @vault_option
 @json_option
 def reject(question_id, vault, as_json) -> None:
-    """No: the name is not that entity; the pair is never asked about again."""
+    """No: the name is not that entity; the pair is never asked about again.
+
+    Also takes back a short name or a name in prose confirmed by mistake (its links go, and it is no
+    longer a confirmed name of the entity); a confirmed merge is undone with `kbg entity unmerge`."""
     from ..resolve.answers import reject as do_reject
 
     with open_workspace(vault) as ws:

@@ -142,12 +142,18 @@ def _link_in_documents(ws: Workspace, decision_id: int, question: dict) -> dict:
 
 
 def reject(ws: Workspace, decision_id: int) -> dict:
-    """The name is not that entity: never asked again for this pair."""
+    """The name is not that entity: never asked again for this pair. A short name or a name in prose
+    confirmed earlier (no merge was made) is taken back so too: its links in documents are removed and
+    it is no longer a confirmed name of the entity. A confirmed merge is undone by unmerging instead."""
+    from ..entities.names import name_key
     from ..relations.records import now_iso
     from .prose import is_prose_question
 
     question = _question(ws.store, ws.access, decision_id, answering="rejected")
     with ws.store.transaction():
+        if question["outcome"] == "confirmed" and question["candidate_key"]:
+            ws.store.remove_reference_links(question["surface_type"], name_key(question["surface"]),
+                                            question["candidate_key"])
         if question["outcome"] != "rejected":  # rejected again (a run killed before its re-index): re-index
             ws.store.decide(decision_id, "rejected", "user", now_iso())
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
@@ -166,10 +172,22 @@ def _question(store: Store, access: Access, decision_id: int, answering: str) ->
     question = store.get_decision(access, decision_id)
     if question is None:
         raise NotFound(f"no question {decision_id}", param="decision_id", hint="list the pending questions to see them")
-    if question["outcome"] not in ("asked", answering):
+    if question["outcome"] not in ("asked", answering) and not (answering == "rejected" and _taken_back(question)):
         raise InvalidInput(f"question {decision_id} was answered already ({question['outcome']})",
-                           hint="unmerging the entity undoes a confirmed merge")
+                           hint="unmerging the entity undoes a confirmed merge; removing the same_as line of "
+                                "a page undoes a confirmed duplicate")
     return question
+
+
+def _taken_back(question: dict) -> bool:
+    """A confirmation that made no merge and wrote no page (a short name, a name in prose) may be
+    rejected after all: nothing else could undo it."""
+    from .duplicate_questions import is_duplicate_question
+    from .prose import is_prose_question
+
+    if question["outcome"] != "confirmed" or is_duplicate_question(question):
+        return False
+    return is_prose_question(question) or _low_information(question)
 
 
 def calibrate(store: Store, config, dry_run: bool = False) -> dict:

@@ -118,6 +118,11 @@ class ResolutionQueries:
             " entity_key = excluded.entity_key, entity_name = excluded.entity_name, created_at = excluded.created_at",
             (doc_path, entity_type, name_key, entity_key, entity_name, now))
 
+    def remove_reference_links(self, entity_type: str, name_key: str, entity_key: str) -> int:
+        """Take back every link of the name to that entity (a confirmed answer rejected after all)."""
+        return self.db.execute("DELETE FROM reference_links WHERE type = ? AND name_key = ? AND entity_key = ?",
+                               (entity_type, name_key, entity_key)).rowcount
+
     def reference_links(self) -> list[dict]:
         rows = self.db.execute("SELECT doc_path, type, name_key, entity_key, entity_name, created_at"
                                " FROM reference_links ORDER BY doc_path, type, name_key")
