@@ -144,6 +144,7 @@ def test_import_writes_lines_back_and_a_second_import_changes_nothing(tmp_path):
     files, rows = tree_digest(fresh), _rows(fresh)
     again = kbg(fresh, "import", str(out))
     assert (again["lines_written"], again["decisions_added"], again["pages_edited"]) == (0, 0, [])
+    assert counts["relations_added"] > 0 and again["relations_added"] == 0, "a second import adds no relation"
     assert tree_digest(fresh) == files and _rows(fresh) == rows
     assert _relations(fresh) == _relations(source) and _log(fresh) == _log(source)
 

@@ -173,9 +173,11 @@ def import_data(ws: Workspace, data: dict) -> dict:
     with write_lock(ws.root):
         homes = _write_page_lines(ws, ends)
         waiting_named, waiting_pages, waiting_lines = _write_waiting_lines(ws, waiting, ids)
+        relations_added = 0
         with store.transaction():
             for r, source_id, target_id in ends:
                 current = store.get_relation(source_id, target_id, r["type"])
+                relations_added += current is None
                 from_page = current is not None and current["origin"] == "page"
                 home = homes.get((source_id, target_id, r["type"]))
                 source_doc = store.get_document(LOCAL, path=r["source_doc"]) if r.get("source_doc") else None
@@ -205,6 +207,7 @@ def import_data(ws: Workspace, data: dict) -> dict:
     elif decisions_added:
         refresh_index(ws)
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
+            "relations_added": relations_added,
             "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
             "decisions": len(decisions), "decisions_added": decisions_added, "relation_history": restored_history,
             "facts": added_facts, "loops": added_loops, "lines_written": len(homes) + waiting_lines,

@@ -71,7 +71,8 @@ def import_(path, vault, as_json) -> None:
         return
     written = (f"; {counts['lines_written']} relation lines written to {', '.join(counts['pages_edited'])}"
                if counts["lines_written"] else "")
-    print(f"imported {counts['relations']} relations and {counts['asserted_entities']} asserted entities"
+    print(f"imported {counts['relations']} relations ({counts['relations_added']} new to this vault) and "
+          f"{counts['asserted_entities']} asserted entities"
           f" ({counts['created_entities']} entities created){written}")
     if counts["waiting"]:
         print(f"{len(counts['waiting'])} relations name an entity this vault does not have; their lines wait on "
