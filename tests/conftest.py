@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,21 @@ SAMPLE_VAULT = REPO / "examples" / "vault"
 # The suite indexes with the deterministic fake embedder (milliseconds, no model files); tests of the
 # real model ask for it by name. KBG_EMBEDDER overrides kbgraph.toml's [search] embedder for users too.
 os.environ["KBG_EMBEDDER"] = "fake"
+
+
+def _temp_files_in_memory() -> None:
+    """Tests' temporary folders on tmpfs (/dev/shm) where there is one and the runner chose no place.
+
+    The suite opens and closes SQLite files thousands of times, and on a disk each close's checkpoint
+    waits for fsync (~30 ms a file on this project's machines, more than most tests' own work); on tmpfs
+    fsync returns at once. Nothing here tests durability against power loss, which no test could.
+    TMPDIR, --basetemp and PYTEST_DEBUG_TEMPROOT still win."""
+    shm = "/dev/shm"
+    if "TMPDIR" not in os.environ and os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+        tempfile.tempdir = shm
+
+
+_temp_files_in_memory()
 
 
 @pytest.fixture
