@@ -139,3 +139,25 @@ def test_snippets_show_the_matching_words_of_matching_chunks(store):
     assert [short.text[a:b] for a, b in short.highlights] == ["Harbour", "rotated"]
     assert store.snippets(parse_query("harbour -cranes"), [chunk[short_doc]]) == {}
     assert store.snippets(parse_query("-cranes"), [chunk[short_doc]]) == {}
+
+
+def test_prefixes_that_together_stand_for_too_many_indexed_words_are_refused_on_every_backend(store, monkeypatch):
+    """The bound on a query's cost (issue 18): its prefixes may stand for at most MAX_PREFIX_WORDS indexed
+    words together, counted as the index holds them now (a deleted note's words no longer count)."""
+    from kbgraph.errors import InvalidInput
+    from kbgraph.store.sqlite import search as sqlite_search
+
+    monkeypatch.setattr(sqlite_search, "MAX_PREFIX_WORDS", 6)
+    note(store, "v.md", body("kv1 kv2 kv3 kv4 harbour"), title="one")
+    gone = note(store, "w.md", body("kw1 kw2 kw3 kw4 harbour"), title="two")
+    assert store.ranked_chunks(LOCAL, parse_query("kv*"), DocFilter(), 10)  # 4 words: under the cap
+    for text in ("kv* kw*", "harbour -kv* -kw*"):
+        with pytest.raises(InvalidInput, match=r"prefixes stand for 8 indexed words together \(kv\* \(4\), kw\* \(4\)\)"):
+            store.ranked_chunks(LOCAL, parse_query(text), DocFilter(), 10)
+    with pytest.raises(InvalidInput):
+        store.ranked_docs(LOCAL, parse_query("kv* kw*"), DocFilter(), 10)
+    kept = note(store, "v.md", body("kv1 kv2 kw1 harbour"), title="one",
+                doc_id=store.get_document(LOCAL, path="v.md")["id"])
+    with store.transaction():
+        store.delete_document(gone)
+    assert [d for d, _ in store.ranked_docs(LOCAL, parse_query("kv* kw*"), DocFilter(), 10)] == [kept]  # 3 words

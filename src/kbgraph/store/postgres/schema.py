@@ -603,4 +603,37 @@ def p001_schema(db) -> None:
     db.execute_script(P001_SCHEMA)
 
 
-MIGRATIONS = (p001_schema,)
+# The words documents' text holds (FTS5's doc_fts vocabulary, which SQLite reads with fts5vocab), each with
+# the documents that hold it, kept by row triggers on every write of a document's tsv: a query's prefixes
+# are counted here before it runs, so that `a*` cannot make one search read thousands of words' postings.
+# Writers hold the advisory write lock, so two of them never update the same words at once.
+P002_TEXT_WORDS = """
+CREATE TABLE text_words (word TEXT COLLATE "C" PRIMARY KEY, docs BIGINT NOT NULL);
+CREATE FUNCTION text_words_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        UPDATE text_words w SET docs = w.docs - 1 WHERE w.word = ANY(tsvector_to_array(OLD.tsv));
+        DELETE FROM text_words w WHERE w.word = ANY(tsvector_to_array(OLD.tsv)) AND w.docs <= 0;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO text_words AS w (word, docs) SELECT u.word, 1 FROM unnest(tsvector_to_array(NEW.tsv)) AS u(word)
+            ORDER BY u.word ON CONFLICT (word) DO UPDATE SET docs = w.docs + 1;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER documents_words_insert AFTER INSERT ON documents FOR EACH ROW WHEN (NEW.tsv <> ''::tsvector)
+    EXECUTE FUNCTION text_words_count();
+CREATE TRIGGER documents_words_update AFTER UPDATE OF tsv ON documents FOR EACH ROW
+    WHEN (OLD.tsv IS DISTINCT FROM NEW.tsv) EXECUTE FUNCTION text_words_count();
+CREATE TRIGGER documents_words_delete AFTER DELETE ON documents FOR EACH ROW WHEN (OLD.tsv <> ''::tsvector)
+    EXECUTE FUNCTION text_words_count();
+INSERT INTO text_words (word, docs)
+    SELECT u.word, count(*) FROM documents d, unnest(tsvector_to_array(d.tsv)) AS u(word) GROUP BY u.word;
+"""
+
+
+def p002_text_words(db) -> None:
+    db.execute_script(P002_TEXT_WORDS)
+
+
+MIGRATIONS = (p001_schema, p002_text_words)

@@ -23,7 +23,7 @@ import re
 from ...access import Access
 from ...model import Snippet, TextQuery
 from ..base import DocFilter
-from ..sqlite.search import _readable_passing
+from ..sqlite.search import _readable_passing, query_prefixes, refuse_broad_prefixes
 from .pool import PooledDb
 from .tsquery import CONFIG, HEADLINE_OPTIONS, CompiledQuery, read_headline
 
@@ -67,6 +67,7 @@ class PgTextQueries:
 
         The terms' tsqueries and IDFs are computed once (`terms`); each matching row's vector is read
         (detoasted) once, in the subquery, not once per term."""
+        self._refuse_broad_prefixes(query)
         compiled = CompiledQuery(query)
         match, match_params = compiled.match(f"{row}.tsv")
         where, params = _readable_passing(access, flt)
@@ -95,6 +96,19 @@ FROM (SELECT {row}.id, d.id AS doc_id, {_K1} * ({1 - _B} + {_B} * {row}.tokens /
 ORDER BY rank DESC, r.id LIMIT ?"""
         args = [compiled.terms, *match_params, *params, limit]
         return [(row_id, doc, float(rank)) for row_id, doc, rank in self.db.execute(sql, args)]
+
+    def _refuse_broad_prefixes(self, query: TextQuery) -> None:
+        """SQLite's bound (store/sqlite/search.py): a prefix stands for the indexed words that begin with its
+        lexeme (the word as the text configuration stems and folds it, as to_tsquery reads `word:*`), which
+        the GIN index would scan one by one; counted in text_words, an index range, before the query runs."""
+        prefixes = query_prefixes(query)
+        if not prefixes:
+            return
+        rows = self.db.execute(
+            f"SELECT p.word, (SELECT count(*) FROM text_words w, unnest(tsvector_to_array(to_tsvector('{CONFIG}',"
+            " p.word))) AS l(lexeme) WHERE w.word >= l.lexeme AND w.word < l.lexeme || chr(1114111))"
+            " FROM unnest(?::text[]) WITH ORDINALITY AS p(word, i) ORDER BY p.i", [prefixes])
+        refuse_broad_prefixes({word: int(n) for word, n in rows})
 
     # --- matching and passages -----------------------------------------------------------
 

@@ -83,19 +83,13 @@ class SearchQueries:
         search's passes (rank, place, snippets), so three one-letter prefixes on the KEP vault (~1,100 to
         1,800 words each) cost ~0.4 s. The count comes from the vocabulary (a few ms for one letter), and
         only a query with a prefix pays it."""
-        prefixes = sorted({t.words[-1].lower() for t in (*query.terms, *query.exclusions) if t.prefix})
+        prefixes = query_prefixes(query)
         if not prefixes:
             return
         self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.kbg_doc_vocab USING fts5vocab(main, doc_fts, row)")
-        counts = {p: self.db.execute("SELECT count(*) FROM temp.kbg_doc_vocab WHERE term >= ? AND term < ?",
-                                     (p, p + "\U0010ffff")).fetchone()[0] for p in prefixes}
-        if sum(counts.values()) > MAX_PREFIX_WORDS:
-            from ...errors import InvalidInput
-
-            said = ", ".join(f"{p}* ({n:,})" for p, n in counts.items())
-            raise InvalidInput(f"the query's prefixes stand for {sum(counts.values()):,} indexed words together"
-                               f" ({said}), more than the {MAX_PREFIX_WORDS:,} a search expands",
-                               param="query", hint="make a prefix longer, or write the word out")
+        refuse_broad_prefixes({p: self.db.execute("SELECT count(*) FROM temp.kbg_doc_vocab WHERE term >= ?"
+                                                  " AND term < ?", (p, p + "\U0010ffff")).fetchone()[0]
+                               for p in prefixes})
 
     def chunks_mentioning(self, access: Access, entity_ids: list[int], flt: DocFilter,
                           limit: int = 2000) -> list[tuple]:
@@ -321,3 +315,19 @@ def _readable_passing(access: Access, flt: DocFilter) -> tuple[str, list]:
     if readable == EVERY_ROW:
         return where, params
     return (readable if where == EVERY_ROW else f"{readable} AND {where}"), [*readable_params, *params]
+
+
+def query_prefixes(query: TextQuery) -> list[str]:
+    """The query's prefixes (each prefix term's last word), excluded ones too: they expand as well."""
+    return sorted({t.words[-1].lower() for t in (*query.terms, *query.exclusions) if t.prefix})
+
+
+def refuse_broad_prefixes(counts: dict[str, int]) -> None:
+    """The bound every backend applies, given how many indexed words each prefix stands for."""
+    if sum(counts.values()) > MAX_PREFIX_WORDS:
+        from ...errors import InvalidInput
+
+        said = ", ".join(f"{p}* ({n:,})" for p, n in counts.items())
+        raise InvalidInput(f"the query's prefixes stand for {sum(counts.values()):,} indexed words together"
+                           f" ({said}), more than the {MAX_PREFIX_WORDS:,} a search expands",
+                           param="query", hint="make a prefix longer, or write the word out")
