@@ -3,6 +3,7 @@ that supersedes the old one, which stays readable with what superseded it and wh
 
 from __future__ import annotations
 
+from .. import clock
 from ..access import Access
 from ..entities.lookup import find_entity
 from ..errors import InvalidInput, NotFound
@@ -79,7 +80,7 @@ def supersede_fact(ws: Workspace, fact_id: int, text: str, kind: str | None = No
                 return replaced if replaced != t else append_line(t, off, FACTS, line)
 
             edit(ws, page, change)
-        now = now_iso()
+        now = clock.after(old.recorded_at)  # a correction is recorded after what it corrects
         with ws.store.transaction():
             new_id = ws.store.add_fact({"entity_key": old.entity_key, "entity_name": old.entity, "kind": new_kind,
                                         "text": new_text, "date": day, "source": origin_source, "recorded_at": now,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .. import clock
 from ..access import Access
 from ..entities.lookup import find_entity
 from ..errors import InvalidInput, NotFound
@@ -91,7 +92,7 @@ def resolve_loop(ws: Workspace, loop_id: int, on: str | None = None) -> Recorded
             edit(ws, page, lambda t, off: replace_line(
                 t, off, LOOPS, line, lambda v: not v.done and (v.text, v.due) == (loop.text, loop.due)))
         with ws.store.transaction():
-            ws.store.set_loop_status(loop.id, "resolved", day, now_iso())
+            ws.store.set_loop_status(loop.id, "resolved", day, clock.after(loop.recorded_at, loop.updated_at))
         if page:
             reread(ws, page)
     return Recorded(_loop(ws.store, ws.access, loop_id), page)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .. import clock
 from ..access import LOCAL
 from ..entities.lookup import find_entity
 from ..errors import InvalidInput
@@ -39,11 +40,11 @@ class Recorded:
 
 
 def today_iso() -> str:
-    return dt.date.today().isoformat()
+    return clock.today_iso()
 
 
 def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return clock.now_iso()
 
 
 def parse_day(value: str | None, param: str, today: str | None = None) -> str | None:

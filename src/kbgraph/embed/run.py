@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from .. import clock
 from ..config import load_config
 from ..model import EmbedReport
 from ..store.base import Store
@@ -62,9 +63,7 @@ EMBEDDINGS = "(embeddings)"  # the problem the embed stage reports when the mode
 def finish_embedding(run) -> None:
     """Keep the model's problem (or clear it once embedding works), and give back freed space. Other
     problems are left as the last `kbg index` found them: this run read no note."""
-    from datetime import datetime, timezone
-
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     said = [p for p in run.problems if p.path == EMBEDDINGS]
     with run.store.transaction():
         run.store.record_problems(said, now, clear_paths=[] if said else [EMBEDDINGS])

@@ -8,8 +8,8 @@ often the text repeats it; a pending one that no sentence states any more is dro
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 
+from .. import clock
 from ..access import LOCAL
 from .rules import _NEGATION as NEGATED
 from .rules import Span, extract, sentences
@@ -156,7 +156,7 @@ def extract_stage(run) -> None:
 
     store = run.store
     names = {e.id: (e.name, e.type) for e in store.list_entities(LOCAL)}
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     for doc_id, (path, _) in sorted(run.extracted.items()):
         try:
             suggested, problems = extract_document(run.config.llm, store, run.config.vocabulary, doc_id, path,
@@ -175,7 +175,7 @@ def cooccurrence_stage(run) -> None:
     """People seen together in at least N meetings (kbgraph.toml [extract] cooccurrence, default 3)
     may collaborate: a low-confidence suggestion whose evidence is the list of meetings."""
     store = run.store
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     minimum = run.config.cooccurrence
     with store.transaction():  # turned off (0): the pending ones go too
         store.replace_cooccurrence(store.cooccurring_people(minimum) if minimum else [], now)

@@ -8,9 +8,9 @@ the asserted relations whenever those change (an index stage), so one goes when 
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 
+from .. import clock
 from ..access import LOCAL, Access
 from ..config import InferenceRule
 from ..store.base import Store
@@ -22,7 +22,7 @@ def infer(store: Store, rules: tuple[InferenceRule, ...], today: str | None = No
     """Recompute every inferred relation from today's asserted relations. Returns how many each rule
     gives and how many were added and removed. A relation two rules (or two paths) give is kept once,
     from the first rule and the first path; an asserted relation of the same type is never repeated."""
-    today = today or dt.date.today().isoformat()
+    today = today or clock.today_iso()
     rows: dict[tuple[int, int, str], tuple[int, int, str, str, str]] = {}
     per_rule: dict[str, int] = {}
     for rule in rules:
@@ -34,7 +34,7 @@ def infer(store: Store, rules: tuple[InferenceRule, ...], today: str | None = No
             rows[key] = (a, c, rule.gives, rule.name, json.dumps([first, second]))
             given += 1
         per_rule[rule.name] = given
-    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     with store.transaction():
         added, removed = store.replace_inferred(list(rows.values()), now)
         store.set_meta("inferred_generation", _inferred_key(store, rules, today))
@@ -47,7 +47,7 @@ def infer_if_changed(store: Store, rules: tuple[InferenceRule, ...], today: str 
     """infer() unless nothing it reads changed since the last inference: the relations (their
     generation), the rules ([graph.rules] edited) and the day (a premise may have expired since).
     The index stage, cheap when all three stand still."""
-    today = today or dt.date.today().isoformat()
+    today = today or clock.today_iso()
     if store.get_meta("inferred_generation") == _inferred_key(store, rules, today):
         return None
     return infer(store, rules, today)

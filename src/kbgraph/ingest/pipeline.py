@@ -22,11 +22,11 @@ import posixpath
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote
 
+from .. import clock
 from ..access import LOCAL
 from ..config import Config, load_config
 from ..entities.sync import renamed_entities, sync_entities
@@ -240,7 +240,7 @@ def entities_stage(run: IndexRun) -> None:
         return
     from ..resolve.decisions import confirmed_names  # the names the user's answers made findable
 
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     # Read and write in one transaction: a `relate --create` or `merge` committed in between
     # would otherwise be marked done without being applied.
     with store.transaction():
@@ -301,7 +301,7 @@ def relations_stage(run: IndexRun) -> None:
     """Turn the entity pages' `## Relations` lines into relations; report lines that do not resolve."""
     from ..relations.records import sync_page_relations
 
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     with run.store.transaction():
         run.problems.extend(sync_page_relations(run.store, run.config.vocabulary, now))
 
@@ -367,7 +367,7 @@ def memory_stage(run: IndexRun) -> None:
     changed since last read); report lines that do not read."""
     from ..context.memory_sync import sync_page_memory
 
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     with run.store.transaction():
         run.problems.extend(sync_page_memory(run.store, run.root, run.config, now))
 
@@ -493,7 +493,7 @@ def _write_mentions(run: IndexRun, batch) -> None:
     scanned always has its suggestions."""
     if not batch:
         return
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     with run.store.transaction():
         run.store.replace_mentions([(doc_id, found) for doc_id, found, _ in batch])
         for doc_id, _, _ in batch:
@@ -578,7 +578,7 @@ def ready_stage(run: IndexRun) -> None:
     compacted after many rewrites, the count of sections without vectors), then say they are ready:
     progress("ready", documents, sections), and run.ready for the report."""
     store = run.store
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     with store.transaction():
         if run.changed or run.mentions_scanned or run.full:
             store.refresh_entity_stats(TIER_THRESHOLDS)
@@ -615,7 +615,7 @@ def _rewrote_a_large_share(run: IndexRun) -> bool:
 def finish_stage(run: IndexRun) -> None:
     """Record what embedding added to the problems, the run's time, and give back the space freed."""
     store = run.store
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = clock.now_iso()
     with store.transaction():
         _record_problems(run, now)
         store.set_meta("last_run_seconds", f"{time.perf_counter() - run.started:.3f}")

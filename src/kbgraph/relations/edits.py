@@ -18,7 +18,8 @@ from ..ingest.pipeline import reread_after_write
 from ..pages.files import create_entity_page, edit_page, write_lock
 from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
 from .conflicts import Conflict, find_conflicts, record
-from .records import canonical, display_line_type, line_matcher, now_iso, parse_valid_until, today_iso, view_row
+from .records import (canonical, display_line_type, line_matcher, now_iso, parse_valid_until, stamp_after, today_iso,
+                      view_row)
 from ..store.base import Store
 from ..workspace import Workspace
 
@@ -96,7 +97,7 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
                      None if existing or origin != "page" else page_path),
                  "valid_until": until, "origin": origin, "origin_doc_id": origin_doc_id, "confidence": confidence,
                  "valid_from": since, "context": context},
-                now_iso(), bump=True,
+                stamp_after(existing) if existing else now_iso(), bump=True,
             )
         if origin == "page" and reread_after_write(ws, {page_path}):
             row = store.get_relation(src.id, tgt.id, rtype.name)
@@ -198,7 +199,7 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
             if edit_page(ws.root, path, lambda text, off, m=matches: remove_lines(text, off, m)[0]):
                 edited.append(path)
         with store.transaction():
-            store.end_relation(row["id"], now_iso())
+            store.end_relation(row["id"], stamp_after(row))
         # Every page of either end, not only those edited now: a first run killed after its page edit
         # left a page that this run finds edited already, and the index must still read it again.
         reread_after_write(ws, set(paths.values()))

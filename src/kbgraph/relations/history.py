@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from .. import clock
 from ..access import LOCAL, Access
 from ..errors import InvalidInput
 from ..model import Entity, as_dict
@@ -30,7 +31,7 @@ def parse_as_of(value: str, param: str = "as_of") -> str:
 def as_of_date(value: str, today: str | None = None) -> str:
     """A date to read the graph as of: a real date, and not after today (nothing is known of later)."""
     day = parse_as_of(value)
-    today = today or dt.date.today().isoformat()
+    today = today or clock.today_iso()
     if day > today:
         raise InvalidInput(f"`as_of` {day} is in the future; the graph is known up to today ({today})",
                            param="as_of", hint="give today's date or an earlier one")

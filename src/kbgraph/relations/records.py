@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from typing import Any
+from .. import clock
 from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
 from ..entities.lookup import find_entity
@@ -22,12 +23,14 @@ from ..store.base import Store
 
 
 
-def today_iso() -> str:
-    return dt.date.today().isoformat()
+# The one clock (kbgraph/clock.py), here too, where the relation modules have always found it.
+now_iso, today_iso = clock.now_iso, clock.today_iso
 
 
-def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+def stamp_after(row: dict, now: str | None = None) -> str:
+    """The stamp of a change to a stored relation: never before the version it ends began (a clock set
+    back would end it before it began, and valid_until before it was recorded: true at no date)."""
+    return clock.after(row.get("created_at"), row.get("updated_at"), now=now)
 
 
 def is_active(row: dict, today: str) -> bool:
@@ -207,7 +210,7 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
                for key, options in desired.items()}
     for key, row in existing.items():
         if key not in desired:
-            store.end_relation(row["id"], now)
+            store.end_relation(row["id"], stamp_after(row, now))
     for key, fields in desired.items():
         current = existing.get(key) or store.get_relation(*key)
         if current is None:
@@ -218,7 +221,7 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
                 "reason", "valid_until", "valid_from", "context", "origin_doc_id")):
             # The line is the relation's home: its reason, dates and context win; evidence and history stay.
             store.set_page_origin(current["id"], fields["reason"], fields["valid_until"], fields["origin_doc_id"],
-                                  now, fields["valid_from"], fields["context"])
+                                  stamp_after(current, now), fields["valid_from"], fields["context"])
     return problems
 
 

@@ -34,7 +34,7 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
     again rather than refused; a run killed between the two (or confirming twice) completes the
     merge, or the links' re-index, on the next run. Each application is idempotent."""
     from ..entities.merging import merge_entities
-    from ..relations.records import now_iso
+    from .decisions import answered_at
 
     question = _question(ws.store, ws.access, decision_id, answering="confirmed")
     _require_candidate(ws.store, decision_id, question)
@@ -58,7 +58,7 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
     if not redo:
         # Answered first: the merge re-indexes, and a question nothing raises any more would be withdrawn.
         with ws.store.transaction():
-            ws.store.decide(decision_id, "confirmed", "user", now_iso())
+            ws.store.decide(decision_id, "confirmed", "user", answered_at(question))
     try:
         result = merge_entities(ws, question["surface"], question["candidate_name"])
     except Exception:
@@ -146,7 +146,7 @@ def reject(ws: Workspace, decision_id: int) -> dict:
     confirmed earlier (no merge was made) is taken back so too: its links in documents are removed and
     it is no longer a confirmed name of the entity. A confirmed merge is undone by unmerging instead."""
     from ..entities.names import name_key
-    from ..relations.records import now_iso
+    from .decisions import answered_at
     from .prose import is_prose_question
 
     question = _question(ws.store, ws.access, decision_id, answering="rejected")
@@ -155,7 +155,7 @@ def reject(ws: Workspace, decision_id: int) -> dict:
             ws.store.remove_reference_links(question["surface_type"], name_key(question["surface"]),
                                             question["candidate_key"])
         if question["outcome"] != "rejected":  # rejected again (a run killed before its re-index): re-index
-            ws.store.decide(decision_id, "rejected", "user", now_iso())
+            ws.store.decide(decision_id, "rejected", "user", answered_at(question))
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
         if is_prose_question(question):  # asked by the mention scan, which only a re-scan runs again
             ws.store.set_meta("mentions_rescan_all", "1")

@@ -89,3 +89,11 @@ def confirmed_names(store: Store) -> list[tuple[str, str]]:
     latest = store.decided_pairs()
     return sorted({(d["surface"], d["candidate_key"]) for d in store.decisions(LOCAL, "confirmed")
                    if d["candidate_key"] and latest.get((d["surface_key"], d["candidate_key"])) == "confirmed"})
+
+
+def answered_at(question: dict) -> str:
+    """When the user answers a question: never before it was asked, nor before an earlier answer (a
+    clock set back would log the answer first)."""
+    from .. import clock
+
+    return clock.after(question.get("created_at"), question.get("decided_at"))

@@ -130,7 +130,7 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
     from ..ingest.pipeline import index_vault
     from ..pages.files import edit_page, write_lock
     from ..pages.frontmatter_lines import add_list_value
-    from ..relations.records import now_iso
+    from .decisions import answered_at
 
     path = question["doc_path"]
     if not path or ws.store.get_document(ws.access, path=path) is None:
@@ -147,7 +147,7 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
         edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target, plain))
         with ws.store.transaction():
             if question["outcome"] != "confirmed":
-                ws.store.decide(decision_id, "confirmed", "user", now_iso())
+                ws.store.decide(decision_id, "confirmed", "user", answered_at(question))
             ws.store.set_meta("entities_dirty", "1")
     index_vault(Path(ws.root), store=ws.store, only={path}, lock_wait=30)
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
