@@ -5,9 +5,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from kbgraph.ingest.pipeline import index_vault
 from kbgraph.store import open_store
 from kbgraph.store.sqlite.space import INCREMENTAL
+
+from .conftest import copy_indexed
 
 
 def _index_file(root: Path) -> int:
@@ -25,10 +29,25 @@ def _vault_with_a_large_note(root: Path) -> Path:
     return root
 
 
-def test_a_deleted_large_note_gives_its_space_back(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def indexed_large(tmp_path_factory) -> Path:
+    """The vault with a large note, indexed once for the module (the index is ~1 s of its tests' time)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KBG_EMBEDDER", "none")
+        root = _vault_with_a_large_note(tmp_path_factory.mktemp("space") / "vault")
+        index_vault(root)
+    return root
+
+
+@pytest.fixture
+def large(tmp_path, indexed_large, monkeypatch) -> Path:
+    """A copy of the indexed vault with a large note, to change and index again."""
     monkeypatch.setenv("KBG_EMBEDDER", "none")
-    root = _vault_with_a_large_note(tmp_path / "vault")
-    index_vault(root)
+    return copy_indexed(indexed_large, tmp_path / "vault")
+
+
+def test_a_deleted_large_note_gives_its_space_back(large):
+    root = large
     full = _index_file(root)
     assert full > 3_000_000
     (root / "large.md").unlink()
@@ -43,20 +62,16 @@ def test_a_deleted_large_note_gives_its_space_back(tmp_path, monkeypatch):
         store.close()
 
 
-def test_a_shrunk_note_gives_space_back_too(tmp_path, monkeypatch):
-    monkeypatch.setenv("KBG_EMBEDDER", "none")
-    root = _vault_with_a_large_note(tmp_path / "vault")
-    index_vault(root)
+def test_a_shrunk_note_gives_space_back_too(large):
+    root = large
     full = _index_file(root)
     (root / "large.md").write_text("# Large\n\nNow short.\n")
     index_vault(root)
     assert _index_file(root) < full * 0.2
 
 
-def test_an_index_made_before_incremental_vacuum_is_rewritten_once_when_much_is_free(tmp_path, monkeypatch):
-    monkeypatch.setenv("KBG_EMBEDDER", "none")
-    root = _vault_with_a_large_note(tmp_path / "vault")
-    index_vault(root)
+def test_an_index_made_before_incremental_vacuum_is_rewritten_once_when_much_is_free(large):
+    root = large
     db = sqlite3.connect(root / ".kbgraph" / "index.db")
     db.execute("PRAGMA auto_vacuum = NONE")
     db.execute("VACUUM")  # as an index made by an earlier version: no incremental vacuum
