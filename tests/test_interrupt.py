@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -15,6 +16,8 @@ from kbgraph.ingest.pipeline import index_vault
 from kbgraph.store import open_store
 
 from .test_indexing import _snapshot
+
+NOTES = 600  # and 20 people: a few index batches, so an interruption lands mid-run
 
 
 def _write_vault(root: Path, notes: int) -> None:
@@ -33,6 +36,20 @@ def _write_vault(root: Path, notes: int) -> None:
         (folder / f"note-{i}.md").write_text(f"---\ntitle: Note {i}\nattendees: [Person{i % 20} Example]\n---\n{sections}")
 
 
+def _committed(db: Path) -> int:
+    """Documents another process has committed to the index so far (0 before its tables exist)."""
+    if not db.exists():
+        return 0
+    try:
+        reader = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1)
+        try:
+            return reader.execute("SELECT count(*) FROM documents").fetchone()[0]
+        finally:
+            reader.close()
+    except sqlite3.Error:
+        return 0
+
+
 def _check_consistent(root: Path) -> None:
     store = open_store(root)
     try:
@@ -44,11 +61,11 @@ def _check_consistent(root: Path) -> None:
         store.close()
 
 
-def _reference_snapshot(root: Path, tmp_path: Path):
-    import shutil
-
-    ref = tmp_path / "reference"
-    shutil.copytree(root, ref, ignore=shutil.ignore_patterns(".kbgraph"))
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """What an uninterrupted index of the vault holds: both tests' vaults are this one (made alike)."""
+    ref = tmp_path_factory.mktemp("interrupt") / "reference"
+    _write_vault(ref, NOTES)
     index_vault(ref)
     store = open_store(ref)
     try:
@@ -57,21 +74,21 @@ def _reference_snapshot(root: Path, tmp_path: Path):
         store.close()
 
 
-def _rerun_completes_like_a_fresh_index(root: Path, tmp_path: Path):
+def _rerun_completes_like_a_fresh_index(root: Path, reference):
     report = index_vault(root)
     assert report.errors == 0
     _check_consistent(root)
     store = open_store(root)
     try:
-        assert _snapshot(store) == _reference_snapshot(root, tmp_path)
+        assert _snapshot(store) == reference
     finally:
         store.close()
     return report
 
 
-def test_keyboard_interrupt_mid_run_then_rerun_completes(tmp_path):
+def test_keyboard_interrupt_mid_run_then_rerun_completes(tmp_path, reference):
     root = tmp_path / "vault"
-    _write_vault(root, 600)
+    _write_vault(root, NOTES)
     seen = 0
 
     def interrupt_after_some(parsed):
@@ -97,33 +114,35 @@ def test_keyboard_interrupt_mid_run_then_rerun_completes(tmp_path):
     store = open_store(root)
     partial = store.db.execute("SELECT count(*) FROM documents").fetchone()[0]
     store.close()
-    assert 0 < partial < 620
+    assert 0 < partial < NOTES + 20
 
-    report = _rerun_completes_like_a_fresh_index(root, tmp_path)
-    assert report.indexed == 620 - partial
+    report = _rerun_completes_like_a_fresh_index(root, reference)
+    assert report.indexed == NOTES + 20 - partial
 
 
 @pytest.mark.slow
-def test_kill_9_mid_run_then_rerun_completes(tmp_path):
+def test_kill_9_mid_run_then_rerun_completes(tmp_path, reference):
     root = tmp_path / "vault"
-    _write_vault(root, 1500)
+    _write_vault(root, NOTES)
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys; from kbgraph.ingest.pipeline import index_vault; index_vault(sys.argv[1])",
          str(root)],
     )
-    # Kill once some documents are committed (whenever that is on this machine), or give up waiting.
+    # Kill once the first batch of documents is committed (whenever that is on this machine), in the middle
+    # of the next, or give up waiting.
     db = root / ".kbgraph" / "index.db"
     deadline = time.time() + 30
-    while time.time() < deadline and proc.poll() is None:
-        if db.exists() and db.stat().st_size + (db.with_name("index.db-wal").stat().st_size
-                                                if db.with_name("index.db-wal").exists() else 0) > 200_000:
-            break
+    while time.time() < deadline and proc.poll() is None and not _committed(db):
         time.sleep(0.02)
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    assert proc.wait() == -signal.SIGKILL, "the index finished before it could be killed: give it more notes"
+    store = open_store(root)
+    partial = store.db.execute("SELECT count(*) FROM documents").fetchone()[0]
+    store.close()
+    assert 0 < partial < NOTES + 20
     _check_consistent(root)
-    _rerun_completes_like_a_fresh_index(root, tmp_path)
+    _rerun_completes_like_a_fresh_index(root, reference)
 
 
 def test_a_second_index_run_on_the_same_vault_is_refused(tmp_path):
