@@ -16,6 +16,9 @@ from ..model import Chunk, Section
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _WHITESPACE = re.compile(r"\s")
+_NON_SPACE = re.compile(r"\S")  # \s is what str.isspace (and so str.strip) counts as whitespace
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines' line ends (\r\n is one)
+_FIRST_LINE = re.compile(f"[^{_LINE_BREAKS}]*(?:\r\n|[{_LINE_BREAKS}])?")
 
 
 def chunk_sections(
@@ -26,7 +29,7 @@ def chunk_sections(
     seen_keys: dict[str, int] = {}
     line, counted_to = 1, 0  # line numbers counted forward once, not from the top per chunk
     for section in sections:
-        if not section.text.strip() or _heading_only(section):
+        if not _NON_SPACE.search(section.text) or _heading_only(section):
             continue  # a heading with no body adds nothing its children don't carry
         for start, end in _split(section.text, max_chars):
             text = section.text[start:end]
@@ -54,9 +57,10 @@ def chunk_sections(
 def _heading_only(section: Section) -> bool:
     if section.level == 0:
         return False
-    # splitlines, like parse_sections: \u2028 or \f also end the heading line.
-    first_line = section.text.splitlines(keepends=True)[0]
-    return not section.text[len(first_line):].strip()
+    # The first line as splitlines cuts it, like parse_sections (\u2028 or \f also end the heading line),
+    # found without splitting (or copying) the rest of a section that may be megabytes long.
+    first_line = _FIRST_LINE.match(section.text)
+    return _NON_SPACE.search(section.text, first_line.end() if first_line else 0) is None
 
 
 def _split(text: str, max_chars: int) -> list[tuple[int, int]]:
