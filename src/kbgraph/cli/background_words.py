@@ -22,7 +22,9 @@ def status_line(status: EmbedStatus) -> str:
         rate = f", {status.rate:,.0f}/s" if status.rate else ""
         left = f", about {_duration(status.seconds_left)} left" if status.seconds_left is not None else ""
         waiting = " (waiting for a running index)" if status.state == "waiting" else ""
-        return f"running (pid {status.pid}){waiting}: {counts}{rate}{left}"
+        # The starter writes "starting" before the runner has a pid of its own to write.
+        who = f"running (pid {status.pid})" if status.pid else "starting"
+        return f"{who}{waiting}: {counts}{rate}{left}"
     said = {"done": "finished", "stopped": "stopped when asked", "failed": f"failed: {status.error}",
             "killed": "ended without finishing (killed?): `kbg embed --background` resumes it"}
     return f"not running; the last one (pid {status.pid}) {said.get(status.state, status.state)}: {counts}"

@@ -48,6 +48,7 @@ def embed(vault: str | None, as_json: bool, quiet: bool, background: bool, show_
                              "run `kbg embed` again to embed the rest\n")
             raise SystemExit(130) from None
         sections = ws.store.vector_counts()[1]
+        vectors_off = ws.config.search.embedder == "none"
     if as_json:
         from .output import print_json
 
@@ -55,6 +56,11 @@ def embed(vault: str | None, as_json: bool, quiet: bool, background: bool, show_
         return
     for problem in report.problems:
         sys.stderr.write(f"{problem.severity}: {problem.path}: {cli_words(problem.reason)}\n")
+    if vectors_off:
+        from ..embed.background import EMBEDDINGS_OFF
+
+        print(f"{EMBEDDINGS_OFF}: nothing to embed; search uses text and the graph")
+        return
     print(f"embedded {report.embedded:,} sections in {report.seconds:.2f}s"
           + (f" with {report.model}" if report.model else ""))
     if report.vectors_missing:

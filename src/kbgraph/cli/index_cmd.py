@@ -73,12 +73,12 @@ def index(ctx: click.Context, full: bool, embed: str, vault: str | None, as_json
 
         print_json(as_dict(report))
     else:
-        _print_report(report, quiet)
+        _print_report(report, quiet, vectors_off=ws.config.search.embedder == "none")
     if report.errors:
         raise SystemExit(EXIT_FILE_ERRORS)
 
 
-def _print_report(report, quiet: bool) -> None:
+def _print_report(report, quiet: bool, vectors_off: bool = False) -> None:
     if not quiet:
         for problem in report.problems:
             sys.stderr.write(f"{problem.severity}: {problem.path}: {cli_words(problem.reason)}\n")
@@ -97,7 +97,7 @@ def _print_report(report, quiet: bool) -> None:
 
         print(f"{report.vectors_missing:,} of {report.chunks:,} sections have no vectors yet; "
               + start_line(report.background))
-    elif report.vectors_missing:
+    elif report.vectors_missing and not vectors_off:  # off: no `kbg embed` would make them
         print(missing_vectors_line(report.vectors_missing, report.chunks))
     from ..relations.records import unresolved_summary
 

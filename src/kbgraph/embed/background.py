@@ -31,6 +31,7 @@ from ..model import EmbedStart, EmbedStatus
 LOCK, STATUS, LOG = "embed.lock", "embed.status.json", "embed.log"
 RUNNING_META = "embed_background"  # the meta key holding the embed lock's path while a runner works
 ACTIVE = ("starting", "waiting", "embedding", "finishing")  # states of a runner that has not ended
+EMBEDDINGS_OFF = 'embeddings are off ([search] embedder = "none")'
 START_TRIES = 5  # a status probe holds the lock for microseconds: a start that meets one tries again
 
 
@@ -90,10 +91,17 @@ def _rate(saved: dict, done: int) -> float | None:
 def start_background(root: Path, db: str | None = None) -> EmbedStart:
     """Start embedding the vault at root in a detached process, unless one is running already (then
     started is false and status is that one's). db: the PostgreSQL URL of its index, if not SQLite.
-    Raises StoreError when the vault has no index yet (nothing to embed from)."""
+    Raises StoreError when the vault has no index yet (nothing to embed from), InvalidInput when
+    embeddings are off (the runner would start, embed nothing and say only that it finished)."""
+    from ..config import load_config
     from ..store import open_store
 
     root = Path(root).resolve()
+    if load_config(root).search.embedder == "none":
+        from ..errors import InvalidInput
+
+        raise InvalidInput(EMBEDDINGS_OFF + ": there is nothing to embed",
+                           hint="set [search] embedder in kbgraph.toml (and unset KBG_EMBEDDER=none) to make vectors")
     open_store(root, create=False, db=db).close()  # no index, no start: the runner would only fail in its log
     lock, status_file, log = paths(root)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
