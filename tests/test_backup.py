@@ -126,3 +126,18 @@ def test_a_postgresql_index_says_to_use_the_servers_tools(indexed_vault):
                      env={"KBG_DB": "postgresql://nobody@127.0.0.1:1/none"})
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert json.dumps(result.stderr)  # one clear line, whichever error comes first (unreachable here)
+
+
+def test_restoring_a_folder_names_the_newest_backup_in_it(indexed_vault, tmp_path):
+    """A backup to a folder puts a dated file in it; restoring the folder said 'no backup file at FOLDER'."""
+    older = tmp_path / "kbgraph-vault-20260101-090000.db"
+    older.write_bytes(b"")
+    newest = kbg(indexed_vault, "backup", str(tmp_path))["path"]
+    result = run_kbg("restore", str(tmp_path), "--vault", str(indexed_vault))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (f"error: {tmp_path} is a folder, not a backup file; "
+                                     f"give one of its backups (the newest: {newest})")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_kbg("restore", str(empty), "--vault", str(indexed_vault))
+    assert result.stderr.strip() == f"error: {empty} is a folder, not a backup file; give the backup file itself"

@@ -227,6 +227,8 @@ def json_outputs(tmp_path_factory):
         ("kbg export", ("export", *v, "--json"), 0),
         ("#export-summary", ("export", "--format", "jsonl", "-o", export_file, *v, "--json"), 0),
         ("kbg import", ("import", export_file, *v, "--json"), 0),
+        ("kbg backup", ("backup", export_file + ".db", *v, "--json"), 0),
+        ("kbg restore", ("restore", export_file + ".db", *v, "--json"), 0),
         ("kbg entity unrelate", ("entity", "unrelate", "Lena Fischer", "--type", "mentors", "--target", "Sam Ortiz",
                                  *v, "--json"), 0),
         ("kbg entity unrelate", ("entity", "unrelate", "Terraform", "--type", "replaces", "--target", "Kubernetes",

@@ -19,6 +19,11 @@ def integrity_problems(db: sqlite3.Connection) -> list[str]:
 
 
 def _open_readonly(path: Path) -> sqlite3.Connection:
+    if path.is_dir():  # where a backup to a folder put its dated file: name the one to give
+        dated = sorted(path.glob("kbgraph-*.db"))
+        raise InvalidInput(f"{path} is a folder, not a backup file", param="path",
+                           hint=f"give one of its backups (the newest: {dated[-1]})" if dated
+                           else "give the backup file itself")
     if not path.is_file():
         raise InvalidInput(f"no backup file at {path}", param="path")
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
