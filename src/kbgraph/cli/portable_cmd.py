@@ -73,10 +73,23 @@ def import_(path, vault, as_json) -> None:
                if counts["lines_written"] else "")
     print(f"imported {counts['relations']} relations ({counts['relations_added']} new to this vault) and "
           f"{counts['asserted_entities']} asserted entities"
-          f" ({counts['created_entities']} entities created){written}")
+          f" ({counts['created_entities']} entities created){written}{_also_imported(counts)}")
     if counts["waiting"]:
         print(f"{len(counts['waiting'])} relations name an entity this vault does not have; their lines wait on "
               f"their pages by name (`kbg index` lists them): {'; '.join(counts['waiting'][:3])}")
+
+
+def _also_imported(counts: dict) -> str:
+    """The rest of what the file held, so an import that restored only answers, unlinks or facts does not
+    read as one that did nothing."""
+    read = [(counts["merges"], "merge"), (counts["unlinks"], "unlink"),
+            (counts["reference_links"], "short-name link")]
+    added = [(counts["facts"], "fact"), (counts["loops"], "loop"), (counts["relation_history"], "relation version")]
+    parts = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in read + added if n]
+    if counts["decisions"]:
+        parts.append(f"{counts['decisions']} resolution decision{'s' if counts['decisions'] != 1 else ''}"
+                     f" ({counts['decisions_added']} new)")
+    return f"; also {', '.join(parts)}" if parts else ""
 
 
 @click.command("migrate-to")
