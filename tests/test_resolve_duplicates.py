@@ -4,6 +4,7 @@ the resolver's queue, linked by one `same_as:` frontmatter line on confirm, neve
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 import yaml
@@ -17,7 +18,7 @@ from kbgraph.resolve.duplicates import (
     parse_dob, score_pair,
 )
 
-from .conftest import kbg
+from .conftest import kbg, run_kbg
 
 JON = """---
 type: person
@@ -290,3 +291,16 @@ def test_a_name_a_wikilink_would_cut_is_written_as_a_list_item_and_read_whole():
               EntityClaim(2, "teams/csharp.md", "team", "Csharp", (), "page", None, {"same_as": same_as})]
     records, _ = assemble_entities(claims)
     assert [(r.name, r.aliases, r.page_docs) for r in records] == [("C# Team", ("Csharp",), (1, 2))]
+
+
+def test_the_cli_line_with_nothing_asked_reads_as_a_result_not_a_prompt(indexed_vault):
+    """It said '19 entities with a page, 0 pairs compared of 171 (0.00 s); answer with `kbg resolve confirm
+    ID` or `kbg resolve reject ID`' with nothing asked: no ID to answer, and '0 compared of 171' read as a
+    failure to compare."""
+    result = run_kbg("resolve", "duplicates", "--vault", str(indexed_vault))
+    assert result.returncode == 0, result.stderr
+    assert "no new likely duplicates" in result.stdout
+    last = result.stdout.strip().splitlines()[-1]
+    assert "answer with" not in last, last
+    assert re.fullmatch(r"\d+ entities with a page: \d+ of \d+ possible pairs had something in common to compare "
+                        r"\(\d+\.\d\d s\)", last), last

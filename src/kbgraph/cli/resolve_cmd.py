@@ -92,9 +92,10 @@ def duplicates(vault, as_json) -> None:
     for item in result["namesake_pages"]:
         click.echo(f"warning: {' and '.join(item['pages'])} are one entity by their name ({item['name']}) but may be "
                    f"two: {item['explain']}; give one page another name to separate them", err=True)
-    print(f"{result['pages']:,} entities with a page, {result['comparisons']:,} pairs compared"
-          f" of {result['all_pairs']:,}"
-          f" ({result['seconds']:.2f} s); answer with `kbg resolve confirm ID` or `kbg resolve reject ID`")
+    # Pairs sharing no blocking key (a like name, an email, a phone, a handle, a birth date) are not compared.
+    print(f"{result['pages']:,} entities with a page: {result['comparisons']:,} of {result['all_pairs']:,} possible "
+          f"pairs had something in common to compare ({result['seconds']:.2f} s)"
+          + ("; answer with `kbg resolve confirm ID` or `kbg resolve reject ID`" if result["asked"] else ""))
 
 
 @resolve.command("log")
