@@ -392,11 +392,12 @@ def mentions_stage(run: IndexRun) -> None:
     # by run, so two vaults indexed at once in one process never scan with each other's names.
     forms, entities = store.entity_forms(), store.list_entities(LOCAL)
     run_key = id(run)
-    prose = _prose_resolver(run, entities) if run.config.resolve.enabled else None
+    claims_by_doc = _claim_entities_by_doc(store, run.assembly)  # once: the prose resolver reads it too
+    prose = _prose_resolver(run, entities, claims_by_doc) if run.config.resolve.enabled else None
     _SCAN_CONTEXTS[run_key] = (
         MentionMatcher(matcher_forms(forms)),
         _link_resolver(forms, entities),
-        _claim_entities_by_doc(store, run.assembly),
+        claims_by_doc,
         {e.id: e.type for e in entities} if run.config.extract_patterns else None,
         run.config.vocabulary,
         frozenset(name_key(surface) for _, surface, _ in forms),
@@ -417,7 +418,7 @@ def mentions_stage(run: IndexRun) -> None:
         store.set_meta("mentions_rescan_all", "0")
 
 
-def _prose_resolver(run: IndexRun, entities: list):
+def _prose_resolver(run: IndexRun, entities: list, claims_by_doc: dict[int, list[tuple[int, str, str]]]):
     """The resolver for names in running text (resolve/prose.py), and the log its decisions go to."""
     from ..resolve.decisions import current_weights, thresholds
     from ..resolve.prose import ProseLog, ProseResolver
@@ -425,8 +426,8 @@ def _prose_resolver(run: IndexRun, entities: list):
     store = run.store
     decided = store.decided_pairs()
     run.prose_log = ProseLog(dict(decided))
-    return ProseResolver.build(entities, store.entity_ids_by_key(), _claim_entities_by_doc(store, run.assembly),
-                               decided, current_weights(store), thresholds(run.config))
+    return ProseResolver.build(entities, store.entity_ids_by_key(), claims_by_doc, decided, current_weights(store),
+                               thresholds(run.config))
 
 
 _SCAN_CONTEXTS: dict[int, tuple] = {}  # id(IndexRun) -> what its mention scan needs

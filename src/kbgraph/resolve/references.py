@@ -57,6 +57,8 @@ def resolve_references(
     from .resolver import ResolverIndex
 
     anchored_keys = {c_key for c_key in _anchored(records, claims)}
+    if all(record.key in anchored_keys for record in records):
+        return []  # nothing to decide (only referenced-only entities get a decision): no profiles to build
     index_of = {r.key: i for i, r in enumerate(records)}
     owner = _owner(records, claims, index_of, resolved or {})
     context = _context(claims, owner)
