@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from .conftest import run_kbg
+from .conftest import REPO, run_kbg
 
 
 @pytest.fixture
@@ -209,6 +209,11 @@ def test_every_command_has_json(cli_vault):
     for path, command in paths:
         options = {o for p in command.params for o in getattr(p, "opts", [])}
         assert "--json" in options or path in servers, f"kbg {' '.join(path)} lacks --json"
+    # The docs that say every command takes --json name the ones that do not (they said every command).
+    for doc in ("README.md", "docs/json.md"):
+        claim = next(p for p in (REPO / doc).read_text(encoding="utf-8").split("\n\n") if "`--json`" in p
+                     and "Every" in p)
+        assert all(f"`kbg {' '.join(server)}`" in claim for server in servers), (doc, claim)
 
 
 def test_fields_are_validated_the_same_with_or_without_results(cli_vault):
