@@ -98,7 +98,9 @@ def test_the_cli_says_params_as_flags_and_hints_as_commands():
         "custom relations need --reason: it is their label"
     assert cli_words("`unknown` stays as written") == "`unknown` stays as written"
     assert cli_words("vault '/a b' is not a directory; create a vault at /a b first") == \
-        "vault '/a b' is not a directory; run `kbg init /a b` to create it"
+        "vault '/a b' is not a directory; run `kbg init '/a b'` to create it"  # pasted, it must be one argument
+    assert cli_words("vault '/notes' is not a directory; create a vault at /notes first") == \
+        "vault '/notes' is not a directory; run `kbg init /notes` to create it"
     assert cli_words("x.md has no unlinked mention of 'Sam Li'; list the unlinked mentions of 'Sam Li'") == \
         "x.md has no unlinked mention of 'Sam Li' (`kbg entity unlinked-mentions 'Sam Li'` lists them)"
 

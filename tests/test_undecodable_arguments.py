@@ -49,3 +49,13 @@ def test_a_vault_path_that_is_not_utf8_still_works(vault, tmp_path):
     assert result.returncode == 0, result.stderr
     backup = run_kbg("backup", str(tmp_path / os.fsdecode(b"copy-\xfe.db")), "--vault", str(odd))
     assert backup.returncode == 0, backup.stderr
+
+
+def test_a_missing_vault_path_that_is_not_utf8_is_shown_as_its_bytes(tmp_path):
+    """It said "vault '/…/no\\udcff' is not a directory; run `kbg init /…/no\\udcff`": Python's surrogate
+    escape, which no shell reads back as the byte."""
+    missing = str(tmp_path / os.fsdecode(b"no-\xff"))
+    result = run_kbg("search", "kafka", "--vault", missing, subprocess_=True)
+    assert result.returncode == 1 and "udc" not in result.stderr, result.stderr
+    shown = f"{tmp_path}/no-\\xff"
+    assert result.stderr.strip() == f"error: vault '{shown}' is not a directory; run `kbg init '{shown}'` to create it"

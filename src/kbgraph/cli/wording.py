@@ -67,5 +67,13 @@ _PARAM = re.compile(r"`(\w+)`")
 def cli_words(text: str) -> str:
     """A library message (an error, a problem, a hint) as the CLI says it."""
     for pattern, said in _COMPILED:
-        text = pattern.sub(lambda m, said=said: said.format(**m.groupdict()), text, count=1)
+        text = pattern.sub(lambda m, said=said: said.format(**_for_shell(m.groupdict())), text, count=1)
     return _PARAM.sub(lambda m: FLAGS.get(m.group(1), m.group(0)), text)
+
+
+def _for_shell(holes: dict[str, str]) -> dict[str, str]:
+    """A path put into a command quoted as the shell needs it ('/a b'), so the command can be pasted;
+    names come quoted from the library already."""
+    import shlex
+
+    return {k: shlex.quote(v) if k == "path" else v for k, v in holes.items()}

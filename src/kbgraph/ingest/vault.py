@@ -33,8 +33,9 @@ def find_vault(start: Path | None = None, explicit: str | os.PathLike | None = N
     if explicit:
         root = Path(explicit).expanduser()
         if not root.is_dir():
-            raise VaultNotFound(f"vault {str(root)!r} is not a directory", param="vault",
-                                hint=f"create a vault at {root} first")
+            shown = shown_path(str(root))  # a byte that is not UTF-8 as \xNN, as the shell would take it
+            raise VaultNotFound(f"vault {_quoted(str(root))} is not a directory", param="vault",
+                                hint=f"create a vault at {shown} first")
         return root.resolve()
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
@@ -92,6 +93,12 @@ def read_in_vault(root: Path | str, rel_path: str, limit: int = -1) -> tuple[byt
 
 NOT_REGULAR = "not a regular file (a FIFO, socket or device); skipped"
 OUTSIDE = "symlink points outside the vault; not followed"
+
+
+def _quoted(path: str) -> str:
+    """repr() of a path, with the OS's surrogate escapes for bytes that are not UTF-8 (U+DC80..U+DCFF,
+    which repr shows as backslash-udcNN) shown as the bytes they stand for, backslash-xNN."""
+    return re.sub(r"\\udc([89a-f][0-9a-f])", r"\\x\1", repr(path))
 
 
 def shown_path(path: str) -> str:
