@@ -269,3 +269,28 @@ def test_search_does_not_import_other_commands(tmp_path):
             "print(sorted(m for m in sys.modules if m.startswith('kbgraph.cli.') and m.endswith('_cmd')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "['kbgraph.cli.documents_cmd']"
+
+
+@pytest.mark.parametrize("args, words", [
+    (("search", "--bogus", "x"), "No such option: --bogus"),
+    (("search",), "Missing argument 'QUERY'"),
+    (("search", "x", "--format", "xml"), "unknown format 'xml'"),
+    (("nosuch",), "No such command 'nosuch'"),
+])
+def test_a_usage_error_is_one_line_and_json_under_json(tmp_path, args, words):
+    """Was click's three lines (usage, a 'Try' hint, a blank line, the error), and never JSON."""
+    plain = run_kbg(*args, cwd=tmp_path)
+    assert plain.returncode == 2 and plain.stdout == ""
+    assert plain.stderr.count("\n") == 1 and plain.stderr.startswith("error: ") and words in plain.stderr
+    assert "--help` shows the usage" in plain.stderr
+    if "--format" in args:  # --json and --format together: --json wins, so the format is never read
+        return
+    as_json = run_kbg(*args, "--json", cwd=tmp_path)
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["kind"] == "UsageError" and words in json.loads(as_json.stdout)["error"]
+
+
+def test_a_bare_group_still_shows_its_help(tmp_path):
+    shown = run_kbg("entity", cwd=tmp_path)
+    assert shown.returncode == 2 and "Usage: kbg entity" in shown.stdout + shown.stderr
+    assert run_kbg("--version", cwd=tmp_path).returncode == 0

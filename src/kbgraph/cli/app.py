@@ -80,7 +80,20 @@ def main() -> None:
     if (undecodable := find_undecodable(cli, sys.argv[1:])) is not None:
         _fail(undecodable, "InvalidInput", 2)
     try:
-        cli.main(prog_name="kbg")
+        # Not standalone: click would print a usage error as three lines (usage, a hint, the error) and
+        # never as JSON; here it becomes one line like every other error.
+        exit_code = cli.main(prog_name="kbg", standalone_mode=False)
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool):  # --help, --version, ctx.exit(n)
+            sys.exit(exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:  # bare `kbg` or `kbg entity`: the help is the answer
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        _fail(_usage_message(exc), "UsageError" if isinstance(exc, click.UsageError) else type(exc).__name__,
+              exc.exit_code)
+    except click.Abort:  # Ctrl-C at a prompt or outside a command's own handler
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
     except Ambiguous as exc:
         _report_ambiguous(exc)
     except KbgError as exc:
@@ -105,6 +118,14 @@ def _fail(message: str, kind: str, exit_code: int) -> None:
         print_json({"error": message, "kind": kind})
     sys.stderr.write(f"error: {message}\n")
     sys.exit(exit_code)
+
+
+def _usage_message(exc: click.ClickException) -> str:
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        return f"{message} (`{ctx.command_path} --help` shows the usage)"
+    return message
 
 
 def _wants_json() -> bool:
