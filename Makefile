@@ -19,7 +19,8 @@ install: $(VENV)/.installed
 test: $(VENV)/.installed
 	@# The store contract is typed: a call to a method Store lacks fails here, before any test runs.
 	$(PY) -m mypy
-	$(PY) -m pytest
+	@# One worker per core; a test file stays on one worker, so module fixtures are made once.
+	$(PY) -m pytest -n auto --dist loadfile
 
 demo: $(VENV)/.installed
 	@echo "== kbg index (the bundled sample vault: $(DEMO_VAULT))"
