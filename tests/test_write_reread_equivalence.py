@@ -36,7 +36,6 @@ QUERIES = {
                  " r.inferred, r.visibility, r.sensitivity FROM relations r"
                  " JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id"
                  " LEFT JOIN documents od ON od.id = r.origin_doc_id WHERE r.superseded_by IS NULL",
-    # The pending suggestions a user is shown (the store hides one whose relation exists).
     "doc relations": "SELECT sd.path, sc.key, td.path, tc.key, r.type, round(r.score, 6), r.evidence"
                      " FROM doc_relations r JOIN documents sd ON sd.id = r.source_doc_id"
                      " JOIN documents td ON td.id = r.target_doc_id LEFT JOIN chunks sc ON sc.id = r.source_chunk_id"
@@ -64,7 +63,7 @@ def snapshot(vault: Path) -> dict[str, list]:
     finally:
         db.close()
     store = open_store(vault)
-    try:
+    try:  # the pending suggestions a user is shown (the store hides one whose relation exists)
         out["pending suggestions"] = sorted(
             (s["source"], s["type"], s["target"], s["rule"], s["confidence"])
             for s in store.suggestions(LOCAL, "pending"))
@@ -118,8 +117,8 @@ def random_writes(vault: Path, count: int, seed: int) -> list[str]:
                         done.append(f"accept {chosen['source']} {chosen['type']} {chosen['target']}")
                 elif kind == "fact":
                     who = rng.choice(people + projects)
-                    add_fact(ws, who, rng.choice(("interest", "note")), f"likes {rng.choice(('sailing', 'chess', 'go'))} "
-                             f"{len(done)}")
+                    hobby = rng.choice(("sailing", "chess", "go"))
+                    add_fact(ws, who, rng.choice(("interest", "note")), f"likes {hobby} {len(done)}")
                     done.append(f"fact {who}")
             except KbgError as exc:  # a pair the vocabulary refuses, or a relation ended already: not a write
                 if "relate" in kind:
@@ -155,3 +154,23 @@ def test_the_comparison_finds_a_stage_the_reread_skipped(indexed_vault, tmp_path
     after_writes = snapshot(indexed_vault)
     fresh = snapshot(fresh_index(indexed_vault, tmp_path / "fresh"))
     assert "mentions" in differences(after_writes, fresh), done
+
+
+def test_a_line_taken_away_takes_its_mention_out_of_the_counts(indexed_vault, tmp_path):
+    """unrelate removes the page's only mention of its target: the target's count and documents drop
+    (the re-read refreshes the counts of the entities whose mentions it changed, these included)."""
+    from kbgraph.relations.edits import relate, unrelate
+
+    with Workspace.open(str(indexed_vault)) as ws:
+        people = [e for e in ws.store.list_entities(ws.access) if e.type == "person" and e.page_path]
+        page = people[0]
+        doc = ws.store.get_document(ws.access, path=page.page_path)
+        named = ws.store.mentioned_entities([doc["id"]])
+        target = next(e for e in people if e.id not in named and e.id != page.id)
+        relate(ws, page.name, "mentors", target.name)
+        assert target.id in ws.store.mentioned_entities([doc["id"]])
+        unrelate(ws, page.name, "mentors", target.name)
+        assert ws.store.get_entity(ws.access, target.id).mention_count == target.mention_count
+    after_writes = snapshot(indexed_vault)
+    fresh = snapshot(fresh_index(indexed_vault, tmp_path / "fresh"))
+    assert not differences(after_writes, fresh), differences(after_writes, fresh)

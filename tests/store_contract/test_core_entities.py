@@ -106,3 +106,30 @@ def test_entity_surfaces_lists_one_kind_of_spelling(store):
         tom = store.sync_entities([record], names, "2026-01-01T00:00:00+00:00").ids["person:tom becker"]
     assert store.entity_surfaces(tom, "confirmed") == ["Becker, T.", "T. Becker"]
     assert store.entity_surfaces(tom, "alias") == ["Tommy"] and store.entity_surfaces(tom + 1, "alias") == []
+
+
+def test_stats_of_some_entities_are_refreshed_and_the_others_kept(store):
+    ids = sync(store, ("Ana", ()), ("Ben", ()), ("Cy", ())).ids
+    ana, ben, cy = ids["person:ana"], ids["person:ben"], ids["person:cy"]
+    one = write(store, parsed("one.md", "Ana Ben", date="2026-01-02"))
+    two = write(store, parsed("two.md", "Ben Cy", date="2026-03-04"))
+    with store.transaction():
+        store.replace_mentions([
+            (one, [(None, Mention(ana, 0, 3, "Ana", "text")), (None, Mention(ben, 4, 7, "Ben", "text"))]),
+            (two, [(None, Mention(ben, 0, 3, "Ben", "text")), (None, Mention(cy, 4, 6, "Cy", "text"))])])
+        store.refresh_entity_stats(((5, 3), (2, 2)))
+    assert store.mentioned_entities([one]) == {ana, ben} and store.mentioned_entities([one, two]) == {ana, ben, cy}
+    assert store.mentioned_entities([]) == set()
+    with store.transaction():  # Ben leaves one.md; only Ben's stats are asked for, Cy's are left stale on purpose
+        store.replace_mentions([(one, [(None, Mention(ana, 0, 3, "Ana", "text"))]),
+                                (two, [(None, Mention(ben, 0, 3, "Ben", "text"))])])
+        store.refresh_entity_stats(((5, 3), (2, 2)), [ben])
+    stats = {e: store.get_entity(LOCAL, e) for e in (ana, ben, cy)}
+    assert (stats[ben].mention_count, stats[ben].tier) == (1, 1)
+    assert [d["path"] for d in store.entity_documents(LOCAL, ben)] == ["two.md"]
+    assert stats[cy].mention_count == 1 and stats[ana].mention_count == 1  # not refreshed: as they were
+    with store.transaction():
+        store.refresh_entity_stats(((5, 3), (2, 2)), [])
+        assert store.get_entity(LOCAL, cy).mention_count == 1
+        store.refresh_entity_stats(((5, 3), (2, 2)))
+    assert store.get_entity(LOCAL, cy).mention_count == 0

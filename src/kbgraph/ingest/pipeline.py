@@ -79,6 +79,9 @@ class IndexRun:
     embedded: int = 0  # sections given a vector by this run
     ready: TextReady | None = None  # set by the ready stage
     prose_log: Any = None  # resolve.prose.ProseLog: the mention scan's decisions about names in prose
+    # The entities whose mentions this run changed, when it re-reads given pages (only) and rescans only
+    # them: the ready stage refreshes those entities' counts and tiers, not every entity's. None: all.
+    stats_for: set[int] | None = None
 
 
 Stage = Callable[[IndexRun], None]
@@ -86,6 +89,7 @@ Stage = Callable[[IndexRun], None]
 
 def walk_stage(run: IndexRun) -> None:
     if run.only is not None:
+        run.stats_for = None if run.full else set()
         run.files = [entry for entry in map(lambda p: file_entry(run.root, p), sorted(run.only)) if entry]
         return
     run.files, problems = walk_vault(run.root, run.config)
@@ -145,12 +149,19 @@ def documents_stage(run: IndexRun) -> None:
         outcomes.close()
     leftovers = [s for states in removed_by_hash.values() for s in states]
     with store.transaction():
+        _note_mentions_dropped(run, [state.id for state in leftovers])
         for state in leftovers:
             store.delete_document(state.id)
         if leftovers:
             run.changed = True
             store.set_meta("entities_dirty", "1")
     run.deleted = len(leftovers)
+
+
+def _note_mentions_dropped(run: IndexRun, doc_ids: list[int]) -> None:
+    """Before documents' mentions are deleted (a rewrite or a removal), note whose counts change."""
+    if run.stats_for is not None and doc_ids:
+        run.stats_for |= run.store.mentioned_entities(doc_ids)
 
 
 PARALLEL_MIN_FILES = 300
@@ -220,6 +231,7 @@ def _write_batch(run: IndexRun, batch) -> None:
             if item[0] == "touch":
                 store.touch_document(item[1], item[3], item[2])
                 continue
+            _note_mentions_dropped(run, [item[1]] if item[1] is not None else [])  # a rewrite, a move or a delete
             if item[0] == "delete":
                 store.delete_document(item[1])
                 run.deleted += 1
@@ -385,6 +397,8 @@ def mentions_stage(run: IndexRun) -> None:
     """Link explicit and textual mentions in every document that needs it."""
     store = run.store
     rescan_all = store.get_meta("mentions_rescan_all") == "1"
+    if rescan_all:
+        run.stats_for = None
     total = store.count_docs_for_mentions(rescan_all)
     if total == 0:
         return
@@ -496,6 +510,9 @@ def _write_mentions(run: IndexRun, batch) -> None:
         return
     now = clock.now_iso()
     with run.store.transaction():
+        _note_mentions_dropped(run, [doc_id for doc_id, _, _ in batch])
+        if run.stats_for is not None:
+            run.stats_for.update(m.entity_id for _, found, _ in batch for _, m in found)
         run.store.replace_mentions([(doc_id, found) for doc_id, found, _ in batch])
         for doc_id, _, _ in batch:
             if doc_id in run.extracted and run.config.extract_patterns:
@@ -582,7 +599,7 @@ def ready_stage(run: IndexRun) -> None:
     now = clock.now_iso()
     with store.transaction():
         if run.changed or run.mentions_scanned or run.full:
-            store.refresh_entity_stats(TIER_THRESHOLDS)
+            store.refresh_entity_stats(TIER_THRESHOLDS, None if run.stats_for is None else sorted(run.stats_for))
         _record_problems(run, now)
         store.set_meta("last_indexed", now)
         if run.only is None:  # every note was read under this configuration (or is unchanged since)

@@ -20,7 +20,7 @@ from ..base import FUZZY_MIN_SIMILARITY, DocFilter, DocState, EntityName, Entity
 from .migrations import MIGRATIONS, apply_migrations
 from .trigrams import similarity as trigram_similarity
 from .rows import EVERY_ROW, access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
-from .docgraph import DocGraphQueries
+from .docgraph import DocGraphQueries, _marks, _parts
 from .governance import GovernanceQueries
 from .graph import ConflictQueries, GraphQueries
 from .memory import MemoryQueries
@@ -426,14 +426,33 @@ class CoreQueries:
         )
         self.db.executemany("UPDATE documents SET mentions_stale = 0 WHERE id = ?", ids)
 
-    def refresh_entity_stats(self, tier_thresholds: tuple[tuple[int, int], ...]) -> None:
+    def mentioned_entities(self, doc_ids: list[int]) -> set[int]:
+        """The entities the documents' stored mentions name."""
+        out: set[int] = set()
+        for part in _parts(doc_ids):
+            out.update(r[0] for r in self.db.execute(
+                f"SELECT DISTINCT entity_id FROM mentions WHERE doc_id IN ({_marks(part)})", part))
+        return out
+
+    def refresh_entity_stats(self, tier_thresholds: tuple[tuple[int, int], ...],
+                             entity_ids: list[int] | None = None) -> None:
+        """Mention counts, documents, first and last dates and tiers, from the mentions: of every entity, or of
+        entity_ids only (those whose mentions a run changed: the others' would come out as they are)."""
+        if entity_ids is None:
+            self._refresh_entity_stats(tier_thresholds, "", "", [])
+        for part in _parts(entity_ids or []):
+            self._refresh_entity_stats(tier_thresholds, f"WHERE m.entity_id IN ({_marks(part)})",
+                                       f"WHERE e.id IN ({_marks(part)})", part)
+
+    def _refresh_entity_stats(self, tier_thresholds: tuple[tuple[int, int], ...], mentions_where: str,
+                              entities_where: str, ids: list[int]) -> None:
         (high, high_tier), (mid, mid_tier) = tier_thresholds
         self.db.execute(
-            """
+            f"""
             WITH stats AS (
                 SELECT m.entity_id, count(*) AS n, count(DISTINCT m.doc_id) AS docs,
                        min(d.date) AS first_date, max(d.date) AS last_date
-                FROM mentions m JOIN documents d ON d.id = m.doc_id GROUP BY m.entity_id
+                FROM mentions m JOIN documents d ON d.id = m.doc_id {mentions_where} GROUP BY m.entity_id
             )
             UPDATE entities SET
                 mention_count = coalesce(s.n, 0),
@@ -442,10 +461,10 @@ class CoreQueries:
                 last_mentioned = s.last_date,
                 tier = CASE WHEN coalesce(s.n, 0) >= ? THEN ? WHEN coalesce(s.n, 0) >= ? THEN ? ELSE 1 END
             FROM (SELECT e.id, stats.n, stats.docs, stats.first_date, stats.last_date
-                  FROM entities e LEFT JOIN stats ON stats.entity_id = e.id) AS s
+                  FROM entities e LEFT JOIN stats ON stats.entity_id = e.id {entities_where}) AS s
             WHERE s.id = entities.id
             """,
-            (high, high_tier, mid, mid_tier),
+            (*ids, high, high_tier, mid, mid_tier, *ids),
         )
 
     def entities_by_name_key(self, access: Access, key: str) -> list[Entity]:
