@@ -11,7 +11,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from ..conftest import copy_indexed
+from ..conftest import copy_indexed, run_kbg
 
 PAIRS = [("Ana Lima", "Chen Wei"), ("Ben Okafor", "Sam Li"), ("Dana Kowalski", "Lena Fischer"),
          ("María García", "Sam Ortiz"), ("Arjun Mehta", "Ana Lima"), ("Chen Wei", "Sam Ortiz")]
@@ -57,8 +57,9 @@ def test_writers_readers_and_an_index_run_at_once(tmp_path, indexed_sample):
 
 
 def _works_with(vault) -> list[frozenset]:
-    """works-with relations as unordered pairs (it is symmetric: the export names each pair one way)."""
-    result = _kbg(vault, "export")
+    """works-with relations as unordered pairs (it is symmetric: the export names each pair one way). Read in
+    process: only the writers, readers and index that meet need processes of their own."""
+    result = run_kbg("export", "--vault", str(vault))
     assert result.returncode == 0, result.stderr
     return [frozenset((r["source"]["name"], r["target"]["name"])) for r in json.loads(result.stdout)["relations"]
             if r["type"] == "works-with"]
