@@ -34,3 +34,32 @@ def test_an_entity_with_two_pages_renamed_goes_where_its_own_page_went():
     claims = [_page(1, "people/hale.md", "Marcus J. Hale"), _page(2, "notes/halle.md", "Marcus Halle")]
     assert renamed_entities(before, claims, _primary({10: "people/hale.md"})) == {
         "person:marcus hale": ("person:marcus j. hale", "Marcus J. Hale")}
+
+
+def test_a_page_the_user_merged_into_an_entity_without_a_page_keeps_that_merge(tmp_path):
+    """Its entity is named by the merge ('Jon Smith'), not by the page ('Tom Becker'): no rename, on an
+    index that reads another note or this page again with its name unchanged."""
+    from kbgraph.entities.merging import merge_entities
+    from kbgraph.ingest.pipeline import index_vault
+    from kbgraph.workspace import Workspace
+
+    (tmp_path / "people").mkdir()
+    (tmp_path / "people/tom.md").write_text("---\ntype: person\nname: Tom Becker\n---\n# Tom Becker\n")
+    (tmp_path / "people/sam.md").write_text("---\ntype: person\nname: Sam Li\n---\n# Sam Li\n")
+    (tmp_path / "sync.md").write_text("---\ntype: meeting\ndate: 2026-01-10\nattendees: [Jon Smith, Sam Li]\n---\n"
+                                      "# Sync\n")
+    index_vault(tmp_path)
+    ws = Workspace.open(str(tmp_path))
+    try:
+        merge_entities(ws, "Tom Becker", "Jon Smith")
+    finally:
+        ws.store.close()
+    for note, more in (("people/sam.md", "Another note changed.\n"), ("people/tom.md", "This page, not its name.\n")):
+        with open(tmp_path / note, "a") as f:
+            f.write(more)
+        index_vault(tmp_path)
+        ws = Workspace.open(str(tmp_path))
+        try:
+            assert [(m.from_name, m.into_name) for m in ws.store.merges()] == [("Tom Becker", "Jon Smith")], note
+        finally:
+            ws.store.close()

@@ -263,7 +263,11 @@ def entities_stage(run: IndexRun) -> None:
             entity = store.get_entity(LOCAL, entity_id)
             return entity.page_path if entity else None
 
-        if renames := renamed_entities(store.page_entity_ids(), claims, primary_page):
+        def auto_linked(from_key: str) -> bool:  # a merge the resolver recorded (decisions.py marks its undo)
+            record = store.merge_record(from_key)
+            return bool(record and record["undo"].get("resolved"))
+
+        if renames := renamed_entities(store.page_entity_ids(), claims, primary_page, merges, auto_linked):
             # A renamed page's entity keeps what the user said about it under its old key.
             for old, (new_key, new_name) in renames.items():
                 store.rename_entity_key(old, new_key, new_name)
