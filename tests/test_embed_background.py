@@ -175,3 +175,27 @@ def test_an_index_during_a_background_embedding_waits_a_round_and_leaves_the_new
     assert finished["state"] == "done" and finished["done"] == (NOTES + 1) * SECTIONS
     assert _missing(slow.root) == 0, "the background run embedded the sections the index added"
     assert "no vectors yet" not in slow("index").stdout
+
+
+def test_a_start_where_the_lock_cannot_be_written_is_one_line_and_starts_nothing(tmp_path, monkeypatch):
+    """A read-only vault (or .kbgraph): the embed lock cannot be created. Said as the index lock says it,
+    not an OSError's traceback through the CLI."""
+    import errno
+
+    from kbgraph.embed import background
+    from kbgraph.errors import StoreError
+    from kbgraph.ingest.pipeline import index_vault
+
+    _note(tmp_path, 0)
+    index_vault(tmp_path, embed="later")
+    real_open = os.open
+
+    def refused(path, flags, *args):
+        if str(path).endswith(background.LOCK) and flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(background.os, "open", refused)
+    with pytest.raises(StoreError, match="read-only"):
+        background.start_background(tmp_path)
+    assert not (tmp_path / ".kbgraph" / background.STATUS).exists()

@@ -37,7 +37,7 @@ def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
         path.parent.mkdir(exist_ok=True)
         handle = open(path, "a+")
     except OSError as exc:
-        raise _read_only(path, exc) from exc
+        raise read_only_error(path, exc) from exc
     with handle, _held(handle.fileno()):
         deadline = time.monotonic() + wait
         told = False
@@ -59,7 +59,7 @@ def exclusive(path: Path, wait: float, busy: Exception) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _read_only(path: Path, exc: OSError) -> OSError | StoreError:
+def read_only_error(path: Path, exc: OSError) -> OSError | StoreError:
     """Only writers lock: a lock file this user may not open means an index it may only read."""
     if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
         return exc

@@ -91,7 +91,8 @@ def _rate(saved: dict, done: int) -> float | None:
 def start_background(root: Path, db: str | None = None) -> EmbedStart:
     """Start embedding the vault at root in a detached process, unless one is running already (then
     started is false and status is that one's). db: the PostgreSQL URL of its index, if not SQLite.
-    Raises StoreError when the vault has no index yet (nothing to embed from), InvalidInput when
+    Raises StoreError when the vault has no index yet (nothing to embed from) or its .kbgraph folder is
+    read-only (no lock, status or log can be written), InvalidInput when
     embeddings are off (the runner would start, embed nothing and say only that it finished)."""
     from ..config import load_config
     from ..store import open_store
@@ -104,7 +105,12 @@ def start_background(root: Path, db: str | None = None) -> EmbedStart:
                            hint="set [search] embedder in kbgraph.toml (and unset KBG_EMBEDDER=none) to make vectors")
     open_store(root, create=False, db=db).close()  # no index, no start: the runner would only fail in its log
     lock, status_file, log = paths(root)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a read-only vault: said as the index lock says it, not as a traceback
+        from ..locks import read_only_error
+
+        raise read_only_error(lock, exc) from exc
     try:
         if not _take(fd):
             return EmbedStart(started=False, status=embed_status(root))
