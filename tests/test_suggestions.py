@@ -193,3 +193,20 @@ def test_names_with_apostrophes_hyphens_and_diacritics_are_ends_like_any(svault)
     index_vault(svault)
     found = pending(svault)[("Seán O'Brien-Walsh", "reports-to", "Zoë Ng")]
     assert found["evidence"] == "Sean O'Brien-Walsh reports to Zoë Ng since May."
+
+
+def test_input_that_ends_at_the_prompt_is_one_line_exit_1_and_accepts_nothing(svault, monkeypatch):
+    """Ctrl-D (end of input) at 'Accept all?' was reported as 'interrupted', exit 130, as Ctrl-C is."""
+    import io
+    import sys
+
+    before = pending(svault)
+
+    class EndedTerminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", EndedTerminal(""))
+    ended = run_kbg("entity", "suggest-relations", "--vault", str(svault))
+    assert ended.returncode == 1 and "input ended at a prompt" in ended.stderr, ended.stderr
+    assert pending(svault).keys() == before.keys()

@@ -91,7 +91,9 @@ def main() -> None:
     except click.ClickException as exc:
         _fail(_usage_message(exc), "UsageError" if isinstance(exc, click.UsageError) else type(exc).__name__,
               exc.exit_code)
-    except click.Abort:  # Ctrl-C at a prompt or outside a command's own handler
+    except click.Abort as exc:  # Ctrl-C or end of input at a prompt, or Ctrl-C outside a command's handler
+        if isinstance(exc.__cause__ or exc.__context__, EOFError):  # prompt() raises Abort from None
+            _fail("no answer: the input ended at a prompt; nothing more was done", "Aborted", 1)
         sys.stderr.write("interrupted\n")
         sys.exit(130)
     except Ambiguous as exc:
