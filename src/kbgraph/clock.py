@@ -30,15 +30,23 @@ def today_iso() -> str:
 def after(*previous: str | None, now: str | None = None) -> str:
     """Now (the clock's, or a run's own now), or one second after the latest of the stamps this one
     follows when now is earlier than it (a clock set back). The same second is kept: writes within a
-    second are ordered by their ids."""
+    second are ordered by their ids. Stamps are compared as moments, not text, so one written with
+    another offset (an imported "...T12:00:00+02:00") is followed correctly."""
     now = now or now_iso()
-    latest = max((p for p in previous if p), default=None)
-    if latest is None or now >= latest:
+    moments = [m for m in map(_moment, previous) if m is not None]
+    current = _moment(now)
+    if not moments or current is None or current >= max(moments):
         return now
+    return (max(moments) + dt.timedelta(seconds=1)).astimezone(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _moment(stamp: str | None) -> dt.datetime | None:
+    """A stamp as an aware moment (no offset: UTC, as kbgraph writes them); None for one that is not a
+    date-time (a hand-made import's text: nothing to follow)."""
+    if not stamp:
+        return None
     try:
-        last = dt.datetime.fromisoformat(latest)
-    except ValueError:  # a stamp not written by kbgraph (an import of a hand-made file): nothing to follow
-        return now
-    if last.tzinfo is None:
-        last = last.replace(tzinfo=dt.timezone.utc)
-    return (last + dt.timedelta(seconds=1)).astimezone(dt.timezone.utc).isoformat(timespec="seconds")
+        moment = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)

@@ -103,3 +103,19 @@ def test_a_correction_and_an_answer_made_a_day_earlier_by_the_clock_follow_what_
     created, decided = _rows(vault, "SELECT created_at, decided_at FROM resolution_decisions WHERE id = ?",
                              question["id"])[0]
     assert created <= decided, (created, decided)
+
+
+@pytest.mark.parametrize("previous, now, expected", [
+    (("2026-03-01T10:00:00+00:00",), "2026-03-01T11:00:00+00:00", "2026-03-01T11:00:00+00:00"),
+    (("2026-03-01T10:00:00+00:00",), "2026-03-01T10:00:00+00:00", "2026-03-01T10:00:00+00:00"),
+    (("2026-03-01T10:00:00+00:00", None), "2026-02-28T10:00:00+00:00", "2026-03-01T10:00:01+00:00"),
+    # Another offset: 12:00+02:00 is 10:00 UTC, so 11:00 UTC follows it (as text it looked earlier, and
+    # the answer was 10:00:01 UTC, before now and before the stamp it was to follow)
+    (("2026-03-01T12:00:00+02:00",), "2026-03-01T11:00:00+00:00", "2026-03-01T11:00:00+00:00"),
+    (("2026-03-01T12:00:00+02:00",), "2026-03-01T09:00:00+00:00", "2026-03-01T10:00:01+00:00"),
+    (("not a time",), "2026-03-01T09:00:00+00:00", "2026-03-01T09:00:00+00:00"),
+])
+def test_a_stamp_follows_what_it_follows_as_moments_not_text(previous, now, expected):
+    from kbgraph.clock import after
+
+    assert after(*previous, now=now) == expected
