@@ -33,7 +33,7 @@ def test_a_backup_restores_every_assertion_made_after_it_is_undone(indexed_vault
     _relate(indexed_vault, "Ben Okafor", "Sam Li")
     assert _export(indexed_vault) != before
     restored = kbg(indexed_vault, "restore", str(tmp_path / "snap.db"))
-    assert restored["relations"] == report["relations"]
+    assert restored["relations"] == report["relations"] and restored["notes_missing"] == 0
     assert _export(indexed_vault) == before
     assert kbg(indexed_vault, "search", "Atlas")  # the restored index answers queries
 
@@ -141,3 +141,16 @@ def test_restoring_a_folder_names_the_newest_backup_in_it(indexed_vault, tmp_pat
     empty.mkdir()
     result = run_kbg("restore", str(empty), "--vault", str(indexed_vault))
     assert result.stderr.strip() == f"error: {empty} is a folder, not a backup file; give the backup file itself"
+
+
+def test_restoring_another_vaults_backup_says_its_notes_are_not_here(indexed_vault, tmp_path):
+    """It restored without a word, though every note the backup indexed was missing from this vault."""
+    kbg(indexed_vault, "backup", str(tmp_path / "snap.db"))
+    other = tmp_path / "other"
+    (other / "notes").mkdir(parents=True)
+    (other / "notes" / "only.md").write_text("# Only\n\nA note of another vault.\n")
+    kbg(other, "index")
+    restored = kbg(other, "restore", str(tmp_path / "snap.db"))
+    assert restored["notes_missing"] == restored["documents"] > 0
+    human = run_kbg("restore", str(tmp_path / "snap.db"), "--vault", str(other))
+    assert human.returncode == 0 and "(a backup of another vault?)" in human.stdout

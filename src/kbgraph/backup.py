@@ -34,6 +34,9 @@ class BackupReport:
     entities: int
     relations: int
     seconds: float
+    # Restore: notes the backup indexed that this vault does not have. All of them suggests a backup of
+    # another vault (its assertions would name notes that are not here); the next index drops them.
+    notes_missing: int = 0
 
 
 def backup_index(ws: Workspace, destination: str | Path) -> BackupReport:
@@ -75,7 +78,8 @@ def restore_index(vault_root: Path, source: str | Path, db: str | None = None) -
             store.restore_from(str(path))
         finally:
             store.close()
-    return _report(path, stats, started)
+    missing = sum(not (vault_root / p).exists() for p in stats["paths"])
+    return _report(path, stats, started, notes_missing=missing)
 
 
 def _set_aside_damaged(vault_root: Path) -> None:
@@ -86,10 +90,10 @@ def _set_aside_damaged(vault_root: Path) -> None:
         part.rename(part.with_name(f"{part.name}.damaged-{stamp}"))
 
 
-def _report(path: Path, stats: dict, started: float) -> BackupReport:
+def _report(path: Path, stats: dict, started: float, notes_missing: int = 0) -> BackupReport:
     """What the backup file holds (stats: read back from it, written or restored from)."""
     return BackupReport(str(path), path.stat().st_size, stats["documents"], stats["entities"], stats["relations"],
-                        round(time.perf_counter() - started, 3))
+                        round(time.perf_counter() - started, 3), notes_missing)
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -155,3 +155,7 @@ def _print_backup(report, verb: str, as_json: bool) -> None:
     print(f"{verb} {report.documents} notes, {report.entities} entities and {report.relations} relations "
           f"({report.bytes / 1024 / 1024:.1f} MB, integrity checked) {'to' if verb == 'backed up' else 'from'} "
           f"{report.path} in {report.seconds:.2f}s")
+    if report.notes_missing:
+        other = " (a backup of another vault?)" if report.notes_missing == report.documents else ""
+        print(f"warning: {report.notes_missing} of {report.documents} notes the backup indexed are not in this "
+              f"vault{other}; the next `kbg index` drops them and what was said about them alone")

@@ -55,12 +55,14 @@ def check_backup(path: Path) -> sqlite3.Connection:
 
 
 def describe_backup(path: Path) -> dict:
-    """Counts of a checked backup, read without writing to it (opening it as a store would set WAL)."""
+    """Counts of a checked backup and its notes' paths, read without writing to it (opening it as a
+    store would set WAL)."""
     db = check_backup(path)
     try:
         one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
         return {"documents": one("SELECT count(*) FROM documents"), "entities": one("SELECT count(*) FROM entities"),
-                "relations": one("SELECT count(*) FROM relations")}
+                "relations": one("SELECT count(*) FROM relations"),
+                "paths": [path for (path,) in db.execute("SELECT path FROM documents")]}
     finally:
         db.close()
 
