@@ -8,6 +8,8 @@ from kbgraph.access import LOCAL
 from kbgraph.store.sqlite import migrations
 from kbgraph.store.sqlite.store import SqliteStore
 
+from .old_indexes import write_pre_m015_index
+
 
 def test_upgrading_an_index_keeps_its_page_relation_lines(tmp_path, monkeypatch):
     path = str(tmp_path / "index.db")
@@ -52,15 +54,7 @@ def test_upgrading_keeps_suggestions_their_decisions_and_evidence(tmp_path, monk
 
 def test_an_index_of_the_last_release_gains_governance_and_history_and_keeps_its_relations(tmp_path, monkeypatch):
     path = str(tmp_path / "index.db")
-    before = [m.__name__ for m in migrations.MIGRATIONS].index("m015_governance_and_relation_history")
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:before])  # as f5f347a left it
-    old = SqliteStore.open(path)
-    old.db.execute("INSERT INTO entities (id, type, name, key, created_at, updated_at) VALUES"
-                   " (1, 'person', 'Dana', 'person:dana', 'now', 'now'), (2, 'person', 'Ana', 'person:ana', 'now', 'now')")
-    old.db.execute("INSERT INTO relations (source_id, target_id, type, confidence, origin, created_at, updated_at)"
-                   " VALUES (1, 2, 'reports-to', 'manual', 'user', '2026-03-01T00:00:00+00:00', '2026-03-01T00:00:00+00:00')")
-    old.close()
-    monkeypatch.undo()
+    write_pre_m015_index(path, monkeypatch)
 
     upgraded = SqliteStore.open(path)
     (row,) = upgraded.relations_from(LOCAL, 1, "out", None, None, None)

@@ -36,6 +36,7 @@ from kbgraph.store.sqlite import migrations
 from kbgraph.store.sqlite.store import SqliteStore
 
 from ..conftest import SAMPLE_VAULT, copy_indexed, kbg, run_kbg, tree_digest
+from ..old_indexes import write_pre_m015_index
 
 
 class Crash(BaseException):
@@ -279,17 +280,9 @@ def test_an_index_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_i
 def test_a_migration_crashed_part_way_then_opened_again_ends_as_an_uncrashed_upgrade(tmp_path, monkeypatch):
     """An index from before m015 (governance and history), upgraded: killed after m015 is applied and
     before m016, then opened again."""
-    before = [m.__name__ for m in migrations.MIGRATIONS].index("m015_governance_and_relation_history")
     old_path = tmp_path / "old" / ".kbgraph" / "index.db"
     old_path.parent.mkdir(parents=True)
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:before])
-    old = SqliteStore.open(str(old_path))
-    old.db.execute("INSERT INTO entities (id, type, name, key, created_at, updated_at) VALUES"
-                   " (1, 'person', 'Dana', 'person:dana', 'now', 'now'), (2, 'person', 'Ana', 'person:ana', 'now', 'now')")
-    old.db.execute("INSERT INTO relations (source_id, target_id, type, confidence, origin, created_at, updated_at)"
-                   " VALUES (1, 2, 'reports-to', 'manual', 'user', '2026-03-01T00:00:00+00:00', '2026-03-01T00:00:00+00:00')")
-    old.close()
-    monkeypatch.undo()
+    before = write_pre_m015_index(str(old_path), monkeypatch)
     import shutil
 
     clean, crashed = tmp_path / "clean", tmp_path / "crashed"
