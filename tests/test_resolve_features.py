@@ -18,11 +18,11 @@ from kbgraph.resolve import (  # noqa: E402
     Thresholds,
     Weights,
     calibration_report,
-    features,
     fit,
     probability,
 )
-from kbgraph.resolve.features import DIMINUTIVE, EXACT, INITIAL, PHONETIC, PREFIX, TYPO, token_agreement  # noqa: E402
+from kbgraph.resolve.features import (  # noqa: E402
+    DIMINUTIVE, EXACT, INITIAL, PHONETIC, PREFIX, TYPO, features, token_agreement)
 from kbgraph.resolve.scoring import apply_rules  # noqa: E402
 
 ARJUN = EntityProfile(1, "person", "Arjun Mehta", ("AJ",), ("arjun@acme.io",), frozenset({100, 101, 102}))

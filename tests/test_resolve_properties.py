@@ -21,9 +21,9 @@ from kbgraph.resolve import (  # noqa: E402
     ResolverIndex,
     Thresholds,
     blocking_keys,
-    features,
     fit,
 )
+from kbgraph.resolve.features import features  # noqa: E402
 from kbgraph.resolve.keys import MAX_NAME_CHARS  # noqa: E402
 
 from .conftest import fast  # noqa: E402

@@ -106,3 +106,36 @@ def test_an_index_with_nothing_to_embed_imports_no_numpy(shared_sample, tmp_path
     modules = loaded(vault, tmp_path, "index", "--json")
     assert "kbgraph.embed.stage" in modules  # the stage ran (the control)
     assert heavy(modules, ("numpy", "onnxruntime", "tokenizers")) == []
+
+
+def test_a_write_loads_no_masked_arrays_nor_a_model(text_only_sample, tmp_path):
+    """A one-page write re-reads the page through the doc graph, which uses numpy; its np.unique imported
+    numpy.ma (~6-14 ms) for a check on masked arrays kbgraph never makes. Without vectors, no model."""
+    vault = copy_indexed(text_only_sample, tmp_path / "vault")
+    modules = loaded(vault, tmp_path, "entity", "relate", "Ben Okafor", "--type", "mentors", "--target", "Chen Wei",
+                     embedder="none")
+    assert {"numpy", "kbgraph.docgraph.relate"} <= modules  # the control: the re-read ran the doc graph
+    assert heavy(modules, ("numpy.ma", "onnxruntime", "tokenizers", "kbgraph.embed.onnx_backend")) == []
+
+
+def test_reading_the_resolution_weights_loads_no_fuzzy_matcher():
+    """Every write's entity stage reads the stored weights and thresholds (resolve.decisions, resolve.prose);
+    the resolve package used to import its whole pipeline, rapidfuzz and jellyfish with it, on the way."""
+    code = ("import sys, kbgraph.resolve.decisions, kbgraph.resolve.prose, kbgraph.resolve.references; "
+            "print(' '.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    modules = set(done.stdout.split())
+    assert "kbgraph.resolve.scoring" in modules  # the control
+    assert heavy(modules, ("rapidfuzz", "jellyfish", "kbgraph.resolve.features", "kbgraph.resolve.resolver")) == []
+
+
+def test_the_resolve_package_still_exports_every_name():
+    import importlib
+
+    import kbgraph.resolve as resolve
+
+    for name in resolve.__all__:
+        value = getattr(resolve, name)
+        home = importlib.import_module(f"kbgraph.resolve.{resolve._MODULE_OF[name]}")
+        assert value is getattr(home, name), name
+    assert set(resolve.__all__) <= set(dir(resolve))

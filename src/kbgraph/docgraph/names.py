@@ -23,7 +23,7 @@ import numpy as np
 
 from ..entities.common_words import COMMON_WORDS
 from ..entities.names import name_key
-from .words import Words, fmix, read_words
+from .words import Words, distinct, fmix, read_words
 
 MAX_WORDS = 12
 _EXTENSIONS = (".md", ".markdown", ".txt")
@@ -73,7 +73,7 @@ class _Lookup:
     only where two members share a slot."""
 
     def __init__(self, values: np.ndarray):
-        self.values = np.unique(values)
+        self.values = distinct(values)
         bits = max(12, int(np.ceil(np.log2(max(self.values.size, 1) * 8))))
         self.mask = np.uint64((1 << bits) - 1)
         slots = (self.values & self.mask).astype(np.intp)

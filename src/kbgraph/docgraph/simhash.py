@@ -16,7 +16,7 @@ import hashlib
 
 import numpy as np
 
-from .words import Words, fmix, read_words
+from .words import Words, distinct, fmix, read_words
 
 MASK = (1 << 64) - 1
 BANDS = 8
@@ -61,7 +61,7 @@ def simhash(text: str) -> int:
 
 def shingle_set(text: bytes) -> np.ndarray:
     """The distinct shingle hashes of text (UTF-8; sorted uint64), for an exact Jaccard check of a pair."""
-    return np.unique(shingles(read_words([text]))[0])
+    return distinct(shingles(read_words([text]))[0])
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:

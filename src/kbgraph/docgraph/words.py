@@ -27,6 +27,15 @@ def fmix(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(33))
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of a 1-D array: np.unique's answer without its masked-array check, which
+    imports numpy.ma (~6-14 ms of a one-page write's start-up, numpy 2.x)."""
+    ordered = np.sort(values, kind="stable")
+    if ordered.size < 2:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
 @dataclass(frozen=True)
 class Words:
     """The words of texts[0..n): byte spans in data, owning text, and a 64-bit hash each."""

@@ -54,11 +54,11 @@ def resolve_references(
     latest logged outcome, so rejected pairs are never proposed again. `resolved` is the assembly's
     (doc, type, name) -> entity key of each reference: a name linked in one note is not the
     referenced-only entity of the same spelling in another."""
-    from .resolver import ResolverIndex
-
     anchored_keys = {c_key for c_key in _anchored(records, claims)}
     if all(record.key in anchored_keys for record in records):
         return []  # nothing to decide (only referenced-only entities get a decision): no profiles to build
+    from .resolver import ResolverIndex  # after that return: it loads the fuzzy matcher (~15 ms)
+
     index_of = {r.key: i for i, r in enumerate(records)}
     owner = _owner(records, claims, index_of, resolved or {})
     context = _context(claims, owner)

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import InvalidInput
-from .features import FEATURE_NAMES, Features
+from .model import FEATURE_NAMES, Features
 
 
 @dataclass(frozen=True)
