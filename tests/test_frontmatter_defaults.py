@@ -112,3 +112,30 @@ def test_like_and_added_pairs_are_checked():
     assert added.vocabulary.types["depends-on"].inverse == "depended-on-by"
     with pytest.raises(ConfigError, match="may only add pairs"):
         config_from_dict({"relations": {"types": {"depends-on": {"inverse": "needed-by"}}}})
+
+
+def test_document_metadata_keys_name_people_and_placeholders_name_no_one():
+    """A KEP, RFC or design doc lists its people under authors / reviewers / approvers: out of the box
+    they were nobody (the 654-note KEP vault indexed with 0 entities). A placeholder ("TBD", "n/a") is
+    no one: an entity "TBD" would claim every "TBD" of the text as a mention."""
+    from kbgraph.ingest.parse import declared_entities
+
+    frontmatter = {"authors": ["@lavalamp", "Ana Lima"], "reviewers": ["TBD"], "approvers": "n/a, Ben Okafor",
+                   "assignee": "none", "informed": ["Sam Li", "-"]}
+    found = {(d.type, d.name, d.ref_field) for d in declared_entities("note", frontmatter, None, "kep-1", config_from_dict({}))}
+    assert found == {("person", "@lavalamp", "authors"), ("person", "Ana Lima", "authors"),
+                     ("person", "Ben Okafor", "approvers"), ("person", "Sam Li", "informed")}
+
+
+def test_a_key_the_vault_maps_with_its_own_reading_is_not_also_a_plain_reference():
+    """With [relations.frontmatter.authors] strip = "@" the mapping names "lavalamp"; reading authors
+    as a plain reference too made "@lavalamp" a second entity (the KEP bench: 1,454 -> 2,155 entities)."""
+    retold = config_from_dict({"relations": {"frontmatter": {"authors": {
+        "type": "contributor", "entity": "person", "strip": "@"}}}})
+    assert "authors" not in retold.references and "reviewers" in retold.references
+    plain = config_from_dict({"relations": {"frontmatter": {"authors": {"type": "contributor", "entity": "person"}}}})
+    assert plain.references["authors"] == "person", "a mapping that reads values as they are keeps the reference"
+    declared = config_from_dict({"entities": {"references": {"authors": "person"}},
+                                 "relations": {"frontmatter": {"authors": {
+                                     "type": "contributor", "entity": "person", "strip": "@"}}}})
+    assert declared.references["authors"] == "person", "a reference the vault declares itself stays"

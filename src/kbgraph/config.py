@@ -8,7 +8,7 @@ needs no configuration because folder rules match any path segment.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import ConfigError
@@ -67,6 +67,24 @@ DEFAULT_REFERENCES = {
     "members": "person",
     "deciders": "person",
     "author": "person",
+    # Document metadata people keep in frontmatter: RFCs, design docs, KEPs, ADRs (MADR's consulted and
+    # informed), tickets and interviews. Placeholders ("TBD", "n/a") are no one (ingest/parse.py).
+    "authors": "person",
+    "reviewer": "person",
+    "reviewers": "person",
+    "approver": "person",
+    "approvers": "person",
+    "assignee": "person",
+    "assignees": "person",
+    "organizer": "person",
+    "organizers": "person",
+    "speakers": "person",
+    "interviewers": "person",
+    "stakeholders": "person",
+    "contributors": "person",
+    "maintainers": "person",
+    "consulted": "person",
+    "informed": "person",
     "team": "team",
     "teams": "team",
     "project": "project",
@@ -357,7 +375,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         e if e.startswith(".") else "." + e
         for e in _str_list(index.get("extensions", [".md", ".markdown", ".txt"]), "index.extensions", source)
     )
-    return Config(
+    config = Config(
         ignore=tuple(_str_list(index.get("ignore", []), "index.ignore", source)),
         extensions=tuple(e.lower() for e in extensions),
         max_file_bytes=int(max_mb * 1024 * 1024),
@@ -381,6 +399,18 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
         access_rules=_access_rules(_table(raw, "access", source), source),
         fingerprint=_fingerprint(raw),
     )
+    return _without_retold_references(config, set(_table(entities, "references", source)))
+
+
+def _without_retold_references(config: Config, declared: set[str]) -> Config:
+    """A key the vault maps to relations with its own reading of the values (strip = "@", a pattern, a
+    name template) is not also read as a plain default reference: "@lavalamp" would otherwise be one
+    entity and the mapping's "lavalamp" another. A reference the vault declares itself stays."""
+    retold = {m.key for m in config.frontmatter_relations if m.strip or m.pattern or m.name != "{value}"}
+    dropped = {key for key in retold if key in DEFAULT_REFERENCES and key not in declared}
+    if not dropped:
+        return config
+    return replace(config, references={k: v for k, v in config.references.items() if k not in dropped})
 
 
 def _access_rules(table: dict, source: str) -> tuple[AccessRule, ...]:

@@ -14,7 +14,7 @@ from .markdown import find_links, first_h1, parse_sections
 from ..model import EntityDecl, PageRelationLine, ParsedDocument
 from ..pages.relation_lines import parse_relation_lines
 from ..entities.assemble import LINE_TARGET_FIELD
-from ..entities.names import as_name_list
+from ..entities.names import as_name_list, name_key
 from .vault import RawFile, date_from_path, parse_date, split_frontmatter
 
 GOVERNANCE_VISIBILITY = ("private", "team", "public")
@@ -119,8 +119,15 @@ def declared_entities(
         decls.append(EntityDecl(page_type, name, tuple(dict.fromkeys(aliases)), "page", None, attributes))
     for field_name, entity_type in config.references.items():
         for name in as_name_list(frontmatter.get(field_name)):
-            decls.append(EntityDecl(entity_type, name, (), "reference", field_name))
+            if name_key(name) not in PLACEHOLDERS:
+                decls.append(EntityDecl(entity_type, name, (), "reference", field_name))
     return decls
+
+
+# Values a template leaves in a reference until someone is named: no one, never an entity (an entity
+# "TBD" would also claim every "TBD" in the vault's text as a mention of it).
+PLACEHOLDERS = frozenset({"tbd", "tba", "tbc", "to be determined", "n/a", "na", "none", "nobody", "no one",
+                          "unknown", "unassigned", "todo", "null", "nil", "-", "--", "—", "?", "??", "xxx"})
 
 
 def page_relations(text: str, body_start: int, entities: list[EntityDecl], config: Config) -> list[PageRelationLine]:
