@@ -139,3 +139,30 @@ def test_the_resolve_package_still_exports_every_name():
         home = importlib.import_module(f"kbgraph.resolve.{resolve._MODULE_OF[name]}")
         assert value is getattr(home, name), name
     assert set(resolve.__all__) <= set(dir(resolve))
+
+
+PROSE_PROBE = """
+import json, sys
+from kbgraph.entities.names import name_key
+from kbgraph.resolve.model import EntityProfile
+from kbgraph.resolve.prose import ProseResolver
+from kbgraph.resolve.scoring import DEFAULT_WEIGHTS, Thresholds
+
+resolver = ProseResolver([EntityProfile(1, "person", "Arjun Mehta", ("AJ",))], {1: "person:arjun mehta"}, {},
+                         DEFAULT_WEIGHTS, Thresholds())
+known = resolver.resolve_document("a.md", [(1, 0, "Then Arjun Mehta asked about the rollout.")], [], set(),
+                                  frozenset({name_key("Arjun Mehta")}))
+before = sorted(m for m in ("kbgraph.resolve.resolver", "rapidfuzz") if m in sys.modules)
+unknown = resolver.resolve_document("b.md", [(2, 0, "Then Arjoon Mehta asked about the surgery.")], [], set(), frozenset())
+print(json.dumps({"known": known[0] + known[1], "before": before,
+                  "linked": [m.entity_id for _, m in unknown[0]], "after": "kbgraph.resolve.resolver" in sys.modules}))
+"""
+
+
+def test_the_prose_resolver_loads_the_fuzzy_matcher_only_for_a_name_it_must_decide():
+    """A one-page write re-scans the page's prose; when every name in it is known (the usual case) the
+    resolver index was built, and rapidfuzz imported, for nothing (~15 ms of a CLI write)."""
+    done = subprocess.run([sys.executable, "-c", PROSE_PROBE], capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout)
+    assert report["known"] == [] and report["before"] == []
+    assert report["linked"] == [1] and report["after"]  # the control: a misspelt name is still resolved

@@ -412,6 +412,8 @@ def mentions_stage(run: IndexRun) -> None:
     run_key = id(run)
     claims_by_doc = _claim_entities_by_doc(store, run.assembly)  # once: the prose resolver reads it too
     prose = _prose_resolver(run, entities, claims_by_doc) if run.config.resolve.enabled else None
+    if prose is not None and total >= PARALLEL_MIN_FILES:
+        _ = prose.index  # built on first use; here once, before workers fork, rather than once in each
     _SCAN_CONTEXTS[run_key] = (
         MentionMatcher(matcher_forms(forms)),
         _link_resolver(forms, entities),

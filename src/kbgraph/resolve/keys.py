@@ -29,12 +29,16 @@ import sys
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from ..entities.names import fold
 from ._optional import require
 from .acronyms import ACRONYMS
 from .nicknames import canonical_given_name
+
+if TYPE_CHECKING:
+    from .model import EntityProfile
 
 jellyfish = require("jellyfish")
 
@@ -195,3 +199,16 @@ def surface_key(surface: str) -> str:
     """The key a remembered confirmation or rejection is stored under (an email stays whole)."""
     parsed = parse_name(surface)
     return parsed.email or parsed.compact
+
+
+def profile_keys(profile: EntityProfile) -> frozenset[str]:
+    """Blocking keys of every name, alias and email of a profile (InvalidInput: nothing in it to match).
+    Here rather than in resolver.py: checking a profile must not load the fuzzy matcher."""
+    if not isinstance(profile.entity_id, int):
+        raise InvalidInput(f"entity_id must be an int, not {type(profile.entity_id).__name__}")
+    keys: set[str] = set()
+    for name in (profile.name, *profile.aliases):
+        keys |= name_keys(parse_name(name))
+    for email in profile.emails:
+        keys |= email_keys(normalize_email(email))
+    return frozenset(keys)

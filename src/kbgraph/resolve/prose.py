@@ -17,12 +17,16 @@ calls `resolve_document` for each document it scans (in worker processes for a l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..entities.prose_names import LowerWords, ProseName, find_prose_names
 from ..errors import InvalidInput
 from ..model import Mention
 from .model import EntityProfile, MentionInfo
 from .scoring import Thresholds, Weights
+
+if TYPE_CHECKING:
+    from .resolver import ResolverIndex
 
 PROSE = "prose"  # the mentions' kind, and the key marking a question about prose in its features
 MAX_CONTEXT = 50  # entity ids of a document given as the mention's context, as for references
@@ -52,21 +56,30 @@ class ProseResolver:
 
     def __init__(self, profiles: list[EntityProfile], keys: dict[int, str], decided: dict[tuple[str, str], str],
                  weights: Weights, thresholds: Thresholds):
-        from .resolver import ResolverIndex
-
-        self.index = ResolverIndex(profiles, weights=weights, thresholds=thresholds)
+        self.profiles, self.weights = profiles, weights  # profiles: each with something to match (profile_keys)
+        self._index: ResolverIndex | None = None
         self.keys, self.thresholds = keys, thresholds
         ids = {key: entity_id for entity_id, key in keys.items()}
         self.rejected = frozenset((s, ids[k]) for (s, k), outcome in decided.items() if outcome == "rejected" and k in ids)
         self.confirmed = frozenset((s, ids[k]) for (s, k), outcome in decided.items()
                                    if outcome == "confirmed" and k in ids)
 
+    @property
+    def index(self) -> ResolverIndex:
+        """Built when the first name is put to it: a one-page write whose names are all known (most are)
+        never needs it, nor the fuzzy matcher it loads (~15 ms of start-up)."""
+        if self._index is None:
+            from .resolver import ResolverIndex
+
+            self._index = ResolverIndex(self.profiles, weights=self.weights, thresholds=self.thresholds)
+        return self._index
+
     @classmethod
     def build(cls, entities, ids_by_key: dict[str, int], docs_entities: dict[int, list[tuple[int, str, str]]],
               decided: dict[tuple[str, str], str], weights: Weights, thresholds: Thresholds) -> ProseResolver:
         """From the index's people, their keys, what each document claims (for the people's context,
         as references.py builds it) and the decision log."""
-        from .resolver import profile_keys
+        from .keys import profile_keys
 
         keys = {entity_id: key for key, entity_id in ids_by_key.items()}
         context = _context(docs_entities)
@@ -93,7 +106,7 @@ class ProseResolver:
         every exact form (entities/mentions.py links those, or leaves a shared "Sam" unlinked)."""
         from ..entities.names import name_key
 
-        if not len(self.index):
+        if not self.profiles:
             return found, []
         context = frozenset(sorted(anchored | {m.entity_id for _, m in found})[:MAX_CONTEXT])
         spans = sorted((m.start, m.end, i) for i, (_, m) in enumerate(found) if m.start is not None and m.end is not None)

@@ -199,7 +199,7 @@ def _profile(i: int, record: EntityRecord, context: frozenset[int]) -> EntityPro
     emails = record.attributes.get("email") or record.attributes.get("emails") or ()
     emails = (emails,) if isinstance(emails, str) else tuple(e for e in emails if isinstance(e, str))
     aliases = tuple(a for a in record.aliases if a.strip())
-    from .resolver import profile_keys
+    from .keys import profile_keys
 
     profile = EntityProfile(i, record.type, record.name, aliases, emails, context)
     try:

@@ -21,7 +21,7 @@ from functools import lru_cache
 from ..errors import InvalidInput
 from ._optional import require
 from .features import MentionView, Prepared, compute, namesake_detail, prepare_profile
-from .keys import ParsedName, email_keys, name_keys, normalize_email, parse_name, surface_key
+from .keys import ParsedName, email_keys, name_keys, normalize_email, parse_name, profile_keys, surface_key
 from .model import Candidate, Decision, EntityProfile, MentionInfo
 from .scoring import (
     DEFAULT_THRESHOLDS,
@@ -189,18 +189,6 @@ class ResolverIndex:
             elif capped_by is None:
                 evidence = f"{detail}; linked on: {', '.join(namesake_evidence(f, self.thresholds))}"
         return Candidate(entity_id, self._profiles[entity_id].name, score, p, f, capped_by, confirmed, evidence)
-
-
-def profile_keys(profile: EntityProfile) -> frozenset[str]:
-    """Blocking keys of every name, alias and email of a profile."""
-    if not isinstance(profile.entity_id, int):
-        raise InvalidInput(f"entity_id must be an int, not {type(profile.entity_id).__name__}")
-    keys: set[str] = set()
-    for name in (profile.name, *profile.aliases):
-        keys |= name_keys(parse_name(name))
-    for email in profile.emails:
-        keys |= email_keys(normalize_email(email))
-    return frozenset(keys)
 
 
 @lru_cache(maxsize=65536)
