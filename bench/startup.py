@@ -10,12 +10,19 @@ Why this shape:
 - Each tree indexes its own copy of examples/vault with KBG_EMBEDDER=none (an index without
   vectors: a text-only search in the default mode is then what a user without the model runs), so
   a schema change between the trees cannot matter.
+- A one-shot write is timed as a pair, `entity relate` then `entity unrelate` of the same edge, so
+  the vault is back where it was after each run. Both run with KBG_EMBEDDER=none, as the index was
+  made: with the default model a write would embed every section of this text-only index, and the
+  searches timed after it would no longer be text-only.
 
 Usage:
     .venv/bin/python bench/startup.py --baseline 9b80e45          # before/after, 21 runs each
     .venv/bin/python bench/startup.py --runs 11 --json            # this tree only
     .venv/bin/python bench/startup.py --hybrid --baseline REV      # vectors made with the installed model:
                                                                   # a hybrid search loads it (needs `kbg model install`)
+    .venv/bin/python bench/startup.py --baseline REV --vault DIR --pair "Beatriz Cohen" "Chen Iyer"
+                                                                  # another vault (e.g. bench/synth.py's); the
+                                                                  # write pair relates two of its people
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "vault"
-HEAVY = ("numpy", "onnxruntime", "tokenizers", "rapidfuzz", "jellyfish", "yaml", "kbgraph.embed", "rich")
+HEAVY = ("numpy", "numpy.ma", "onnxruntime", "tokenizers", "rapidfuzz", "jellyfish", "kbgraph.resolve.resolver", "yaml",
+         "kbgraph.embed", "rich")
 COMMANDS = {
     "search --mode bm25": ["search", "token rotation", "--mode", "bm25"],
     "search (no vectors)": ["search", "token rotation"],
@@ -42,7 +50,10 @@ COMMANDS = {
     "entity list": ["entity", "list"],
     "index status": ["index", "status"],
     "--help": ["--help"],
+    "entity relate": ["entity", "relate", "Ben Okafor", "--type", "mentors", "--target", "Chen Wei"],
+    "entity unrelate": ["entity", "unrelate", "Ben Okafor", "--type", "mentors", "--target", "Chen Wei"],
 }
+TEXT_ONLY = {"entity relate", "entity unrelate"}  # writes: run as the index was made (see above)
 HYBRID_COMMANDS = {
     "search (hybrid)": ["search", "token rotation"],
     "search --mode bm25": ["search", "token rotation", "--mode", "bm25"],
@@ -59,9 +70,9 @@ def baseline_tree(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def indexed_copy(src: Path, into: Path, embedder: str | None = "none") -> Path:
+def indexed_copy(src: Path, into: Path, embedder: str | None = "none", source: Path = SAMPLE) -> Path:
     vault = into / "vault"
-    shutil.copytree(SAMPLE, vault, ignore=shutil.ignore_patterns(".kbgraph"))
+    shutil.copytree(source, vault, ignore=shutil.ignore_patterns(".kbgraph"))
     done = subprocess.run(kbg(["index", "--quiet"]), cwd=vault, env=environment(src, embedder),
                           capture_output=True, text=True)
     if done.returncode:
@@ -82,21 +93,25 @@ def environment(src: Path, embedder: str | None = None) -> dict[str, str]:
     return env
 
 
-def wall(args: list[str], src: Path, vault: Path) -> float:
+def wall(args: list[str], src: Path, vault: Path, embedder: str | None = None) -> float:
     start = time.perf_counter()
-    done = subprocess.run(kbg(args), cwd=vault, env=environment(src), capture_output=True)
+    done = subprocess.run(kbg(args), cwd=vault, env=environment(src, embedder), capture_output=True)
     took = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(f"kbg {' '.join(args)} failed: {done.stderr.decode()}")
     return took
 
 
-def heavy_imports(args: list[str], src: Path, vault: Path) -> list[str]:
+def heavy_imports(args: list[str], src: Path, vault: Path, embedder: str | None = None) -> list[str]:
     """The heavy top-level packages the command imported (from -X importtime)."""
-    done = subprocess.run(kbg(args, "-X", "importtime"), cwd=vault, env=environment(src), capture_output=True,
-                          text=True)
+    done = subprocess.run(kbg(args, "-X", "importtime"), cwd=vault, env=environment(src, embedder),
+                          capture_output=True, text=True)
     names = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     return [h for h in HEAVY if h in names]
+
+
+def _embedder(command: str) -> str | None:
+    return "none" if command in TEXT_ONLY else None
 
 
 def main() -> None:
@@ -105,8 +120,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--hybrid", action="store_true", help="index with the installed model and time a hybrid search")
+    parser.add_argument("--vault", type=Path, default=SAMPLE, help="the vault to copy (default: examples/vault)")
+    parser.add_argument("--pair", nargs=2, metavar=("SOURCE", "TARGET"), help="the two people the write pair relates")
     options = parser.parse_args()
     commands = HYBRID_COMMANDS if options.hybrid else COMMANDS
+    if options.pair:
+        commands = {c: [*a[:2], options.pair[0], "--type", "mentors", "--target", options.pair[1]]
+                    if c in TEXT_ONLY else a for c, a in commands.items()}
     with tempfile.TemporaryDirectory(prefix="kbg-startup-") as tmp:
         trees = {"this tree": REPO / "src"}
         if options.baseline:
@@ -115,19 +135,20 @@ def main() -> None:
         vaults = {}
         for i, (name, src) in enumerate(trees.items()):
             (Path(tmp) / f"v{i}").mkdir()
-            vaults[name] = indexed_copy(src, Path(tmp) / f"v{i}", None if options.hybrid else "none")
+            vaults[name] = indexed_copy(src, Path(tmp) / f"v{i}", None if options.hybrid else "none", options.vault)
         for name, src in trees.items():  # a first run of each writes its .pyc files
             wall(["--help"], src, vaults[name])
         times: dict[str, dict[str, list[float]]] = {n: {c: [] for c in commands} for n in trees}
         for _ in range(options.runs):
             for command, args in commands.items():
                 for name, src in trees.items():
-                    times[name][command].append(wall(args, src, vaults[name]))
+                    times[name][command].append(wall(args, src, vaults[name], _embedder(command)))
         report = {
             "runs": options.runs,
             "python": sys.version.split()[0],
             "trees": {name: {command: {"median_s": round(statistics.median(values), 4),
-                                       "heavy": heavy_imports(commands[command], src, vaults[name])}
+                                       "heavy": heavy_imports(commands[command], src, vaults[name],
+                                                              _embedder(command))}
                              for command, values in times[name].items()}
                       for name, src in trees.items()},
         }
