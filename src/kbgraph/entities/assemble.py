@@ -9,6 +9,8 @@ creates a referenced-only entity.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from .mentions import Form, derived_first_name
@@ -85,11 +87,18 @@ def assemble_entities(
         if first:
             by_link.setdefault(name_key(first), []).append(entity_key(claim.type, claim.name))
 
+    handles = _handle_spellings(claims)
     resolved: dict[tuple[int, str, str], str] = {}
     for claim in sorted((c for c in claims if c.role != "page"), key=lambda c: (c.doc_path, c.name)):
         target = (links or {}).get((claim.doc_path, claim.type, name_key(claim.name)))
         if target not in specs:
             target = _resolve_reference(claim, specs, by_name)
+            handle = handles.get((claim.type, name_key(claim.name)))
+            if handle is not None and (target is None or specs[target].page_doc_id is None):
+                target = entity_key(claim.type, handle)  # "liggitt" where "@liggitt" is written too
+                if target not in specs:
+                    specs[target] = _Builder(target, claim.type, handle)
+                    by_name.setdefault(name_key(handle), []).append(target)
         if target is None and claim.role == "relation-target":
             linked = set(by_link.get(name_key(claim.name), ()))
             target = linked.pop() if len(linked) == 1 else None
@@ -194,6 +203,22 @@ def _apply_merge(specs: dict[str, _Builder], resolved: dict, merge: Merge) -> No
     for claim, key in resolved.items():
         if key == merge.from_key:
             resolved[claim] = merge.into_key
+
+
+def _handle_spellings(claims: list[EntityClaim]) -> dict[tuple[str, str], str]:
+    """(type, key of a bare handle) -> its "@handle" spelling, for every lone @handle some claim of that
+    type writes (a name, an alias or a reference): a reference that writes the handle bare ("liggitt")
+    names the same one ("@liggitt") rather than a second entity. The @ form is the entity's name, so
+    text mentions keep needing the @ (a handle "verb" does not claim the English word)."""
+    out: dict[tuple[str, str], str] = {}
+    for claim in claims:
+        for spelling in (claim.name, *claim.aliases):
+            if _LONE_HANDLE.fullmatch(spelling):
+                out.setdefault((claim.type, name_key(spelling[1:])), spelling)
+    return out
+
+
+_LONE_HANDLE = re.compile(r"@[^\W_][\w.-]*")
 
 
 def _resolve_reference(claim: EntityClaim, specs: dict[str, _Builder], by_name: dict[str, list[str]]) -> str | None:
