@@ -31,3 +31,11 @@ def test_a_page_named_by_the_bare_handle_keeps_its_references():
     page = EntityClaim(9, "people/liggitt.md", "person", "liggitt", (), "page", None, {})
     names = _names([page, _ref(1, "liggitt"), _ref(2, "@liggitt")])
     assert names["liggitt"] == "liggitt", "the page is who the bare name means"
+
+
+def test_typographic_quotes_around_a_reference_are_not_part_of_the_name():
+    """Four KEPs list reviewers as “@mortent”: an entity named with the quotes was a fifth person."""
+    from kbgraph.entities.names import as_name_list
+
+    assert as_name_list(["“@mortent”", "‘Ana Lima’", "«Ben»", "O'Neil", "'"]) == ["@mortent", "Ana Lima", "Ben",
+                                                                                   "O'Neil", "'"]

@@ -42,11 +42,17 @@ def loose_key(name: str) -> str:
 
 
 def clean_reference(value: str) -> str:
-    """A frontmatter reference without wikilink brackets or an alias suffix."""
+    """A frontmatter reference without wikilink brackets, an alias suffix or typographic quotes around
+    it ("“@mortent”", pasted from a word processor, is @mortent)."""
     value = value.strip()
+    if len(value) > 2 and (value[0], value[-1]) in _QUOTE_PAIRS:
+        value = value[1:-1].strip()
     if value.startswith("[[") and value.endswith("]]"):
         value = value[2:-2].split("|", 1)[0].split("#", 1)[0]
     return _SPACES.sub(" ", value).strip()
+
+
+_QUOTE_PAIRS = {("“", "”"), ("‘", "’"), ("«", "»"), ("„", "“"), ('"', '"'), ("'", "'")}
 
 
 def as_name_list(value: object) -> list[str]:
