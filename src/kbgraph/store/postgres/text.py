@@ -23,9 +23,10 @@ import re
 from ...access import Access
 from ...model import Snippet, TextQuery
 from ..base import DocFilter
+from ..sqlite.rows import EVERY_ROW
 from ..sqlite.search import _readable_passing, query_prefixes, refuse_broad_prefixes
 from .pool import PooledDb
-from .tsquery import CONFIG, HEADLINE_OPTIONS, CompiledQuery, read_headline
+from .tsquery import CONFIG, HEADLINE_OPTIONS, CompiledQuery, read_headline, tsquery_sql
 
 # ts_rank_cd's weights, in the order {D, C, B, A} and at most 1, in the ratios of SQLite's bm25()
 # column weights, and the factor that scales them back: a chunk's heading (A) 2, its document's title
@@ -50,51 +51,74 @@ class PgTextQueries:
     def ranked_docs(self, access: Access, query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, float]]:
         if not query.terms:
             return []
+        where, params = _readable_passing(access, flt)
         return [(doc_id, score) for doc_id, _, score in self._ranked(
-            "documents", "documents d", "d", _DOC_WEIGHTS, access, query, flt, limit)]
+            "documents", "d", "d.id", _DOC_WEIGHTS, (where, params), query, limit)]
 
     def ranked_chunks(self, access: Access, query: TextQuery, flt: DocFilter,
                       limit: int) -> list[tuple[int, int, float]]:
         if not query.terms:
             return []
-        return self._ranked("chunks", "chunks c JOIN documents d ON d.id = c.doc_id", "c", _CHUNK_WEIGHTS, access,
-                            query, flt, limit)
+        where, params = _readable_passing(access, flt)
+        if where != EVERY_ROW:  # one hashed set of the readable documents, not a join per matching section
+            where = f"c.doc_id IN (SELECT d.id FROM documents d WHERE {where})"
+        return self._ranked("chunks", "c", "c.doc_id", _CHUNK_WEIGHTS, (where, params), query, limit)
 
-    def _ranked(self, table: str, rows: str, row: str, weights: tuple[str, float], access: Access,
-                query: TextQuery, flt: DocFilter, limit: int) -> list[tuple[int, int, float]]:
-        """(row id, document id, BM25) of the best rows of table (row: its alias in rows), best first, ties
-        by id; the reader's rule and the filter on the document d in the same WHERE, before the LIMIT.
+    def _ranked(self, table: str, row: str, doc_id: str, weights: tuple[str, float], readable: tuple[str, list],
+                query: TextQuery, limit: int) -> list[tuple[int, int, float]]:
+        """(row id, document id, BM25) of the best rows of table (row: its alias, doc_id: how a row names its
+        document), best first, ties by id; readable: the condition (and its parameters) on the row that the
+        reader's rule and the filter set, applied in the same query, before the LIMIT.
 
-        The terms' tsqueries and IDFs are computed once (`terms`); each matching row's vector is read
-        (detoasted) once, in the subquery, not once per term."""
+        Each matching row's vector is read (detoasted) once, by setweight with no lexemes (a plain copy;
+        `|| ''` re-sorted the whole vector and cost more than the read), and the rows are found through the
+        GIN index: the tsquery comes from a CTE, so the planner cannot tell that a common word matches most
+        rows, which made it scan every row and read each vector to test it (then again to rank it). The document frequencies: where the rows read are those holding any term
+        (one term, or any term wanted), every row a term's count takes is among them, so they are counted
+        in the same pass; where every term is wanted, those rows are fewer than the rows of one term, and
+        each term is counted over the GIN index (bench/RESULTS.md §41)."""
         self._refuse_broad_prefixes(query)
         compiled = CompiledQuery(query)
-        match, match_params = compiled.match(f"{row}.tsv")
-        where, params = _readable_passing(access, flt)
+        match, match_params = compiled.match("x.tsv")
+        union = query.require == "any" or len(query.terms) == 1
+        scan, scan_params = tsquery_sql(query.terms, "||" if union else "&&")
+        where, params = readable
         weight_array, scale = weights
-        # f(k1 + 1) / (f + K) as (k1 + 1)(1 - K / (f + K)): each term's frequency read once, one expression
-        # per term (their number is in the SQL, their text and IDF are parameters' array elements)
-        per_term = " + ".join(f"terms.idfs[{i}] * (1 - r.k / (ts_rank_cd({weight_array}, r.tsv, terms.qs[{i}], 0)"
-                              f" * {scale} + r.k))" for i in range(1, len(compiled.terms) + 1))
+        n = len(compiled.terms)
+        has = ", ".join(f"s.tsv @@ terms.qs[{i}]" for i in range(1, n + 1)) if union else ""
+        freqs = ", ".join(f"ts_rank_cd({weight_array}, s.tsv, terms.qs[{i}], 0)" for i in range(1, n + 1))
+        if union:
+            dfs = [f"count(*) FILTER (WHERE seen.has[{i}])" for i in range(1, n + 1)]
+            counted = "seen, totals t GROUP BY t.n"
+        else:
+            dfs = [f"c.df{i}" for i in range(1, n + 1)]
+            counted = "(SELECT " + ", ".join(f"(SELECT count(*) FROM {table} WHERE tsv @@ terms.qs[{i}]) AS df{i}"
+                                             for i in range(1, n + 1)) + " FROM terms OFFSET 0) c, totals t"
+        idfs = ", ".join(f"ln(greatest((t.n - {df} + 0.5) / ({df} + 0.5), 1.000001))" for df in dfs)
+        # f(k1 + 1) / (f + K) as (k1 + 1)(1 - K / (f + K)), each term's frequency read once
+        per_term = " + ".join(f"idfs.v[{i}] * (1 - r.k / (r.fs[{i}] * {scale} + r.k))" for i in range(1, n + 1))
         sql = f"""
 WITH totals AS MATERIALIZED (
     SELECT greatest(coalesce(sum(rows), 0), 1)::float8 AS n,
            greatest(coalesce(sum(tokens), 0)::float8 / greatest(coalesce(sum(rows), 0), 1), 1) AS avgdl
     FROM text_totals WHERE tbl = '{table}'
-), counts AS MATERIALIZED (  -- the document frequency of each term, counted once over the GIN index
-    SELECT i, q, (SELECT count(*) FROM {table} WHERE tsv @@ q) AS df
-    FROM unnest(?::text[]) WITH ORDINALITY AS u(text, i), to_tsquery('{CONFIG}', u.text) AS q
 ), terms AS MATERIALIZED (
-    SELECT array_agg(q ORDER BY i) AS qs,
-           array_agg(ln(greatest((t.n - df + 0.5) / (df + 0.5), 1.000001)) ORDER BY i) AS idfs
-    FROM counts, totals t
+    SELECT array_agg(to_tsquery('{CONFIG}', u.text) ORDER BY i) AS qs, {scan} AS scan
+    FROM unnest(?::text[]) WITH ORDINALITY AS u(text, i)
+), seen AS MATERIALIZED (  -- the rows read: which terms each holds, and for the rows kept their frequencies
+    SELECT s.id, s.doc_id, s.k, s.keep, ARRAY[{has}]::bool[] AS has, CASE WHEN s.keep THEN ARRAY[{freqs}] END AS fs
+    FROM (SELECT x.id, x.doc_id, x.k, x.tsv, x.readable AND {match} AS keep
+          FROM (SELECT {row}.id, {doc_id} AS doc_id, {_K1} * ({1 - _B} + {_B} * {row}.tokens / totals.avgdl) AS k,
+                       setweight({row}.tsv, 'A', '{{}}'::text[]) AS tsv, {where} AS readable
+                FROM {table} {row} CROSS JOIN totals CROSS JOIN terms WHERE {row}.tsv @@ terms.scan OFFSET 0) x
+          OFFSET 0) s, terms
+), idfs AS MATERIALIZED (
+    SELECT ARRAY[{idfs}] AS v FROM {counted}
 )
 SELECT r.id, r.doc_id, {_K1 + 1} * ({per_term}) AS rank
-FROM (SELECT {row}.id, d.id AS doc_id, {_K1} * ({1 - _B} + {_B} * {row}.tokens / totals.avgdl) AS k,
-             {row}.tsv || ''::tsvector AS tsv
-      FROM {rows} CROSS JOIN totals WHERE {match} AND {where} OFFSET 0) r, terms
+FROM seen r, idfs WHERE r.keep
 ORDER BY rank DESC, r.id LIMIT ?"""
-        args = [compiled.terms, *match_params, *params, limit]
+        args = [*scan_params, compiled.terms, *match_params, *params, limit]
         return [(row_id, doc, float(rank)) for row_id, doc, rank in self.db.execute(sql, args)]
 
     def _refuse_broad_prefixes(self, query: TextQuery) -> None:
