@@ -81,7 +81,7 @@ def _plan_relations(plan: dict) -> list[tuple[str, str]]:
 def test_ranking_finds_its_rows_through_the_text_index(method):
     """A word in every row: the planner knew it from the statistics and read every row's vector to test it
     (a Seq Scan, each vector detoasted, then again to rank it): 124 ms a search at 100k sections
-    (bench/RESULTS.md §19, §41). The rows come from the GIN index; each is read once, to rank."""
+    (bench/RESULTS.md §19, §44). The rows come from the GIN index; each is read once, to rank."""
     if not URL:
         pytest.skip("set KBG_TEST_PG to a PostgreSQL URL to run the PostgreSQL ranking tests")
     from kbgraph.store.postgres import open_store

@@ -76,7 +76,7 @@ class PgTextQueries:
         rows, which made it scan every row and read each vector to test it (then again to rank it). The document frequencies: where the rows read are those holding any term
         (one term, or any term wanted), every row a term's count takes is among them, so they are counted
         in the same pass; where every term is wanted, those rows are fewer than the rows of one term, and
-        each term is counted over the GIN index (bench/RESULTS.md §41)."""
+        each term is counted over the GIN index (bench/RESULTS.md §44)."""
         self._refuse_broad_prefixes(query)
         compiled = CompiledQuery(query)
         match, match_params = compiled.match("x.tsv")
