@@ -23,9 +23,9 @@ import os
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
+from ..clock import now_iso
 from ..model import EmbedStart, EmbedStatus
 
 LOCK, STATUS, LOG = "embed.lock", "embed.status.json", "embed.log"
@@ -114,7 +114,7 @@ def start_background(root: Path, db: str | None = None) -> EmbedStart:
     try:
         if not _take(fd):
             return EmbedStart(started=False, status=embed_status(root))
-        write_status(status_file, {"state": "starting", "pid": None, "started_at": _now()})
+        write_status(status_file, {"state": "starting", "pid": None, "started_at": now_iso()})
         env = {k: v for k, v in os.environ.items() if k != "KBG_DB"}
         if db:
             env["KBG_DB"] = db  # in the environment, not the command line, where any user could read it
@@ -146,11 +146,7 @@ def _with_pid(status: EmbedStatus, pid: int) -> EmbedStatus:
 
 def write_status(path: Path, fields: dict) -> None:
     """Replace the status file at once (a reader sees the old one or the new one, never half)."""
-    data = {**fields, "updated_at": _now()}
+    data = {**fields, "updated_at": now_iso()}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data), encoding="utf-8")
     os.replace(tmp, path)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -16,6 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
+from ..clock import now_iso
 from ..errors import KbgError
 from .background import RUNNING_META, paths, write_status
 
@@ -33,7 +34,7 @@ class StatusFile:
 
     def __init__(self, path: Path):
         self.path = path
-        self.fields: dict = {"pid": os.getpid(), "started_at": _now_iso(), "done": 0, "total": 0}
+        self.fields: dict = {"pid": os.getpid(), "started_at": now_iso(), "done": 0, "total": 0}
         self.written = 0.0
 
     def state(self, state: str, **more) -> None:
@@ -124,12 +125,6 @@ def _stop(signum, frame) -> None:
     raise Stopped()
 
 
-def _now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 def main(argv: list[str]) -> int:
     from ..locks import keep_from_children, on_wait
 
@@ -138,22 +133,22 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, _stop)
     status = StatusFile(paths(root)[1])
     on_wait(lambda notice: status.state("waiting"))
-    print(f"{_now_iso()} embedding {root} in the background, pid {os.getpid()}", flush=True)
+    print(f"{now_iso()} embedding {root} in the background, pid {os.getpid()}", flush=True)
     try:
         embed_in_rounds(root, status, lock_fd, os.environ.get("KBG_DB") or None)
     except (Stopped, KeyboardInterrupt):
         status.state("stopped")
-        print(f"{_now_iso()} stopped: {status.fields['done']} sections embedded and saved", flush=True)
+        print(f"{now_iso()} stopped: {status.fields['done']} sections embedded and saved", flush=True)
         return 0
     except KbgError as exc:
         status.state("failed", error=str(exc))
-        print(f"{_now_iso()} failed: {exc}", flush=True)
+        print(f"{now_iso()} failed: {exc}", flush=True)
         return 1
     except BaseException as exc:
         status.state("failed", error=f"{type(exc).__name__}: {exc}")
         traceback.print_exc()
         return 1
-    print(f"{_now_iso()} done: {status.fields['done']} sections embedded", flush=True)
+    print(f"{now_iso()} done: {status.fields['done']} sections embedded", flush=True)
     return 0
 
 
