@@ -53,3 +53,21 @@ def test_an_accepted_suggestion_is_confirmed(unmapped_vault):
     mine = [r for r in relations if (r["source"], r["target"]) == (first["source"], first["target"])]
     assert all("never confirmed" not in r["why"] for r in mine)
 
+
+
+def test_a_relation_goes_quiet_by_the_days_asked_and_says_so(tmp_path):
+    from kbgraph.relations.staleness import stale_report
+    from kbgraph.workspace import Workspace
+
+    vault = _vault(tmp_path)
+    page = vault / "people" / "ada-byrne.md"
+    page.write_text(page.read_text() + "\n## Relations\n\n- reports-to [[Tom Reyes]]\n")
+    (vault / "meetings/2026/11/20/sync.md").write_text("# Sync\n\nAda Byrne and Tom Reyes walked through the plan.\n")
+    assert run_kbg("index", "--vault", str(vault)).returncode == 0
+    with Workspace.open(str(vault)) as ws:  # 2027-03-01 is 101 days after the last mention of either
+        def why(days: int) -> list[str]:
+            report = stale_report(ws.store, days, include_relations=True, today="2027-03-01")
+            return [r["why"] for r in report["relations"] if (r["source"], r["target"]) == ("Ada Byrne", "Tom Reyes")]
+
+        assert why(90) == ["neither end mentioned in 90+ days"]
+        assert why(120) == [], "mentioned 101 days ago: not quiet for 120"

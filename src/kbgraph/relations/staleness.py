@@ -9,8 +9,6 @@ from ..errors import InvalidInput
 from .records import is_active, today_iso
 from ..store.base import Store
 
-QUIET_RELATION_DAYS = 60
-
 
 def stale_report(store: Store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
                  today: str | None = None, access: Access = LOCAL) -> dict:
@@ -28,12 +26,13 @@ def stale_report(store: Store, days: int = 90, entity_type: str | None = None, i
             entities.append({**row, "last_activity": last})
     result = {"today": today, "days": days, "cutoff": cutoff, "entities": entities}
     if include_relations:
-        result["relations"] = _stale_relations(store, activity, today, access)
+        result["relations"] = _stale_relations(store, activity, today, cutoff, days, access)
     return result
 
 
-def _stale_relations(store: Store, activity: dict, today: str, access: Access) -> list[dict]:
-    quiet_cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=QUIET_RELATION_DAYS)).isoformat()
+def _stale_relations(store: Store, activity: dict, today: str, cutoff: str, days: int, access: Access) -> list[dict]:
+    # A relation's ends go quiet by the same window as entities do: the `days` asked, so the reason
+    # names that window (a fixed 60 here once said "60+ days" to `--days 90`).
     # An extracted relation that someone accepted was confirmed then; only one that came in otherwise
     # (an import of unreviewed rows, an older index) was never looked at.
     accepted = {(s["source_id"], s["target_id"], s["type"]) for s in store.suggestions(access, "accepted")}
@@ -44,8 +43,8 @@ def _stale_relations(store: Store, activity: dict, today: str, access: Access) -
             reasons.append(f"expired on {row['valid_until']}")
         ends = [activity.get(row["source_id"], {}).get("last_mentioned"),
                 activity.get(row["target_id"], {}).get("last_mentioned")]
-        if all(last is None or last < quiet_cutoff for last in ends):
-            reasons.append(f"neither end mentioned in {QUIET_RELATION_DAYS}+ days")
+        if all(last is None or last < cutoff for last in ends):
+            reasons.append(f"neither end mentioned in {days}+ days")
         if row["confidence"] != "manual" and (row["source_id"], row["target_id"], row["type"]) not in accepted:
             reasons.append(f"extracted ({row['confidence']}), never confirmed")
         if reasons:
