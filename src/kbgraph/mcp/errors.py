@@ -26,10 +26,12 @@ def tool_errors(fn: F) -> F:
     return cast(F, call)
 
 
-def error_result(exc: KbgError, tool: str) -> CallToolResult:
+def error_result(exc: KbgError, tool: str, **extra: Any) -> CallToolResult:
+    """The tool error for `exc`; `extra` adds keys to its structured content (`known`: the arguments a tool takes)."""
     data: dict[str, Any] = {"error": str(exc), "kind": type(exc).__name__}
     if exc.param:
         data["param"] = exc.param
+    data.update(extra)
     text = f"error: {exc}"
     if isinstance(exc, Ambiguous):
         data["candidates"] = exc.candidates

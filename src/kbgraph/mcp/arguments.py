@@ -1,0 +1,100 @@
+"""A tool call's arguments, checked once for every tool before its body runs: an argument the tool does
+not take is refused with the names it does take (the SDK would drop it silently, so `relations_list
+{"type": "manages"}` answered as if no type were asked), and a value the schema refuses becomes one line
+naming the argument and what it expects (the SDK's own answer is pydantic's multi-line dump with links).
+Both come back as kbgraph's InvalidInput tool error, with `param` naming the argument."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InvalidInput
+
+SHOWN = 40  # characters of a rejected value echoed back: enough to recognise it, never a flood
+
+
+def unknown_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> InvalidInput | None:
+    """InvalidInput naming each argument `tool` does not take and the ones it does; None when all are known."""
+    known = list(schema.get("properties", {}))
+    unknown = [name for name in arguments if name not in known]
+    if not unknown:
+        return None
+    guesses = [f"`{name}` (did you mean `{close[0]}`?)" if (close := difflib.get_close_matches(name, known, 1, 0.5))
+               else f"`{name}`" for name in unknown]
+    takes = ", ".join(known) if known else "none"
+    return InvalidInput(f"{tool} has no argument {' or '.join(guesses)}; its arguments: {takes}", param=unknown[0])
+
+
+def invalid_arguments(tool: str, exc: ValidationError) -> InvalidInput:
+    """One line for every argument the schema refused (the first error of each), naming what it expects."""
+    first: dict[str, dict] = {}
+    for err in exc.errors(include_url=False):
+        loc = err.get("loc") or ("arguments",)
+        first.setdefault(str(loc[0]), err)
+    parts = [_one(name, err) for name, err in first.items()]
+    return InvalidInput(f"{tool}: " + "; ".join(parts), param=next(iter(first), None))
+
+
+def _one(name: str, err: dict) -> str:
+    where = f"`{name}" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"][1:]) + "`"
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind == "missing":
+        return f"{where} is required"
+    expects = _EXPECTS.get(kind)
+    text = expects(ctx) if expects else _pydantic_words(err["msg"])
+    return f"{where} {text}, got {_shown(value)}"
+
+
+def _pydantic_words(msg: str) -> str:
+    """pydantic's one-line message, said of the argument: "Input should be X" -> "should be X"."""
+    for head in ("Input ", "Value "):
+        if msg.startswith(head):
+            return msg[len(head):]
+    return "is not valid: " + msg[:1].lower() + msg[1:]
+
+
+def _length(ctx: dict, key: str, unit: str) -> str:
+    n = ctx.get(key)
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+_EXPECTS = {
+    "string_type": lambda c: "must be a string",
+    "int_type": lambda c: "must be a whole number",
+    "int_parsing": lambda c: "must be a whole number",
+    "int_from_float": lambda c: "must be a whole number",
+    "float_type": lambda c: "must be a number",
+    "float_parsing": lambda c: "must be a number",
+    "bool_type": lambda c: "must be true or false",
+    "bool_parsing": lambda c: "must be true or false",
+    "list_type": lambda c: "must be a list",
+    "dict_type": lambda c: "must be an object",
+    "literal_error": lambda c: f"must be {c.get('expected')}",
+    "enum": lambda c: f"must be {c.get('expected')}",
+    "greater_than_equal": lambda c: f"must be at least {c.get('ge')}",
+    "greater_than": lambda c: f"must be more than {c.get('gt')}",
+    "less_than_equal": lambda c: f"must be at most {c.get('le')}",
+    "less_than": lambda c: f"must be less than {c.get('lt')}",
+    "string_too_short": lambda c: "must not be empty" if c.get("min_length") == 1
+                                  else f"must have at least {_length(c, 'min_length', 'character')}",
+    "string_too_long": lambda c: f"must have at most {_length(c, 'max_length', 'character')}",
+    "too_short": lambda c: f"must have at least {_length(c, 'min_length', 'item')}",
+    "too_long": lambda c: f"must have at most {_length(c, 'max_length', 'item')}",
+}
+
+
+def _shown(value: Any) -> str:
+    """The rejected value, short: a long string or list by its size, anything else as JSON."""
+    if isinstance(value, str) and len(value) > SHOWN:
+        return f"a string of {len(value)} characters"
+    if isinstance(value, (list, dict)) and len(value) > 5:
+        return f"{'a list' if isinstance(value, list) else 'an object'} of {len(value)} items"
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
