@@ -100,7 +100,6 @@ def test_every_tool_lists_a_closed_input_and_the_schema_of_its_answer(server, mo
 
     results, tools = calls(server, mode, ("relations_list", {"type_name": "manages"}),
                            ("relations_list", {"name": "Ana Lima"}), ("search", {"query": "atlas"}))
-    assert len(tools) == 44
     for tool in tools:
         assert tool.input_schema.get("additionalProperties") is False, tool.name
         schema = tool.output_schema
