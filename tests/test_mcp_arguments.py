@@ -21,7 +21,9 @@ MODES = ["default", "legacy"]
 # (tool, arguments, the argument at fault, what the one line says of it)
 BAD = [
     ("search", {"query": 42}, "query", "`query` must be a string, got 42"),
-    ("search", {}, "query", "`query` is required"),
+    ("search", {}, "query", "`query` is required: a string (Plain words;"),
+    ("resolve_conflict", {"conflict_id": 1}, "keep", "`keep` is required: 'old' or 'new' or 'both'"),
+    ("search", {"query": None}, "query", "`query` must be a string, got null"),
     ("search", {"query": "x", "unit": "sentence"}, "unit", "`unit` must be 'document' or 'passage', got \"sentence\""),
     ("search", {"query": "x", "limit": 0}, "limit", "`limit` must be at least 1, got 0"),
     ("search", {"query": "x" * 5000}, "query", "`query` must have at most 2000 characters, got a string of 5000"),

@@ -29,24 +29,42 @@ def unknown_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, An
     return InvalidInput(f"{tool} has no argument {' or '.join(guesses)}; its arguments: {takes}", param=unknown[0])
 
 
-def invalid_arguments(tool: str, exc: ValidationError) -> InvalidInput:
+def invalid_arguments(tool: str, schema: dict[str, Any], exc: ValidationError) -> InvalidInput:
     """One line for every argument the schema refused (the first error of each), naming what it expects."""
     first: dict[str, dict] = {}
     for err in exc.errors(include_url=False):
         loc = err.get("loc") or ("arguments",)
         first.setdefault(str(loc[0]), err)
-    parts = [_one(name, err) for name, err in first.items()]
+    parts = [_one(name, err, schema.get("properties", {}).get(name, {})) for name, err in first.items()]
     return InvalidInput(f"{tool}: " + "; ".join(parts), param=next(iter(first), None))
 
 
-def _one(name: str, err: dict) -> str:
+def _one(name: str, err: dict, prop: dict[str, Any]) -> str:
     where = f"`{name}" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"][1:]) + "`"
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "missing":
-        return f"{where} is required"
+        about = f" ({prop['description'].rstrip('.')})" if prop.get("description") else ""
+        return f"{where} is required: {_kind(prop)}{about}"
     expects = _EXPECTS.get(kind)
     text = expects(ctx) if expects else _pydantic_words(err["msg"])
     return f"{where} {text}, got {_shown(value)}"
+
+
+def _kind(prop: dict[str, Any]) -> str:
+    """What a property of the input schema takes, in words: "a string", "a list of strings", "'a' or 'b'"."""
+    if "enum" in prop:
+        return " or ".join(f"'{v}'" if isinstance(v, str) else json.dumps(v) for v in prop["enum"])  # as pydantic says
+    if "anyOf" in prop:
+        return " or ".join(_kind(p) for p in prop["anyOf"] if p.get("type") != "null")
+    kind = prop.get("type")
+    if kind == "array":
+        items = prop.get("items", {})
+        return "a list" + (f" of {_kind(items).removeprefix('a ').removeprefix('an ')}s" if items.get("type") else "")
+    return _TYPES.get(kind, "a value")
+
+
+_TYPES = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+          "object": "an object"}
 
 
 def _pydantic_words(msg: str) -> str:

@@ -72,7 +72,7 @@ class CheckedServer(MCPServer):
             # Only the SDK's own argument check raises a plain ToolError caused by a ValidationError; a
             # crash inside a tool is an UnexpectedToolError and keeps the SDK's answer.
             if type(exc) is ToolError and isinstance(exc.__cause__, ValidationError):
-                return error_result(invalid_arguments(name, exc.__cause__), name)
+                return error_result(invalid_arguments(name, schema, exc.__cause__), name)
             raise
 
 
