@@ -6,6 +6,7 @@ every tool lists its input as closed and its structured content's schema."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -116,3 +117,61 @@ def test_every_tool_lists_a_closed_input_and_the_schema_of_its_answer(server, mo
         jsonschema.validate(res.structured_content, by_name[name])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"relations": "not a list"}, by_name["relations_list"])
+
+
+NAMES = ["Ana Lima", "Sam", "atlas", "Kafka", "people/ana-lima.md", "", " ", "2026-03-01", "x" * 600]
+
+
+def _value(prop: dict):
+    """A value of the kind a property takes (hypothesis), within its bounds or not."""
+    from hypothesis import strategies as st
+
+    if "enum" in prop:
+        return st.sampled_from(prop["enum"])
+    if "anyOf" in prop:
+        return st.one_of([_value(p) for p in prop["anyOf"]])
+    kind = prop.get("type")
+    if kind == "array":
+        return st.lists(_value(prop.get("items", {})), max_size=4)
+    return {"string": st.sampled_from(NAMES), "integer": st.integers(-2, 40_000), "boolean": st.booleans(),
+            "null": st.none(), "number": st.floats(-1, 2, allow_nan=False)}.get(kind, st.none())
+
+
+def test_any_arguments_to_any_read_tool_answer_in_shape_or_in_one_line(server):
+    """Random arguments, of the right kind or not, known or not, to every read-only tool (straight to the
+    server, no session, to try many): a valid call's answer holds to the tool's output schema, a refused
+    one is a single line from the argument check, and nothing comes back as a crash."""
+    import jsonschema
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    tools = [t for t in asyncio.run(server.list_tools()) if t.annotations.read_only_hint]
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                               lambda inner: st.lists(inner, max_size=2), max_leaves=4)
+
+    @st.composite
+    def call(draw):
+        tool = draw(st.sampled_from(tools))
+        props = tool.input_schema["properties"]
+        args = {name: draw(_value(prop) if draw(st.integers(0, 4)) else json_values)
+                for name, prop in props.items() if name in tool.input_schema.get("required", ()) or draw(st.booleans())}
+        if draw(st.integers(0, 5)) == 0:
+            args[draw(st.sampled_from(["type", "q", "limt", "verbose"]))] = 1
+        return tool, args
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(call())
+    def check(drawn):
+        tool, args = drawn
+        res = asyncio.run(server.call_tool(tool.name, args))
+        text = res.content[0].text if res.content else ""
+        assert "Error executing tool" not in text and "Traceback" not in text, (tool.name, args, text)
+        if res.is_error:
+            assert res.structured_content and res.structured_content["kind"], (tool.name, args, text)
+            if text.startswith(f"error: {tool.name}: `") or " has no argument " in text:
+                assert "\n" not in text, (tool.name, args, text)
+        else:
+            wire = json.loads(res.model_dump_json(by_alias=True))["structuredContent"]  # as a client reads it
+            jsonschema.validate(wire, tool.output_schema)
+
+    check()
