@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 
@@ -175,3 +176,14 @@ def test_any_arguments_to_any_read_tool_answer_in_shape_or_in_one_line(server):
             jsonschema.validate(wire, tool.output_schema)
 
     check()
+
+
+def test_the_error_examples_in_docs_mcp_are_what_the_server_says(server):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    examples = re.findall(r"^→ (\w+) (\{.*?\})   \(isError: true\)\n(.*)$", text, re.MULTILINE)
+    assert len(examples) >= 2
+    results, _ = calls(server, "default", *((name, json.loads(args)) for name, args, _ in examples))
+    for (name, args, said), res in zip(examples, results):
+        assert res.is_error and res.content[0].text == said, (name, args)
