@@ -6,8 +6,10 @@ figures included. On SQLite always; on PostgreSQL too where KBG_TEST_PG names a 
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import importlib.util
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -142,6 +144,34 @@ QUESTIONS = [
 ]
 
 
+MCP_QUESTIONS = [
+    ("entity_list", {}),
+    ("entity_profile", {"name": "Ana Lima"}),
+    ("slice", {"names": ["Ana Lima"]}),
+    ("suggestions_list", {}),
+    ("index_status", {}),
+]
+
+
+def _mcp_answers(ws: Workspace, reader: Access) -> dict:
+    """The MCP server's structured content for the same reader (a server runs as one reader: its workspace's)."""
+    if importlib.util.find_spec("mcp") is None:
+        return {}
+    from mcp import Client
+
+    from kbgraph.mcp import build_server
+
+    async def go():
+        out = {}
+        async with Client(build_server(workspace=dataclasses.replace(ws, access=reader))) as client:
+            for tool, args in MCP_QUESTIONS:
+                got = await client.call_tool(tool, args)
+                out[f"mcp {tool} {args}"] = (got.is_error, _plain(got.structured_content))
+        return out
+
+    return asyncio.run(go())
+
+
 def _answers(ws: Workspace, reader: Access) -> dict:
     from kbgraph.api.app import create_app
 
@@ -151,7 +181,7 @@ def _answers(ws: Workspace, reader: Access) -> dict:
         for route, params in QUESTIONS:
             got = client.get(route, params=params, headers={"Authorization": f"Bearer {token}"})
             out[f"{route} {params}"] = (got.status_code, _answer(route, got.json()))
-    return out
+    return {**out, **_mcp_answers(ws, reader)}
 
 
 def _as_readable_as_its_names(governance: dict[str, tuple], reader: Access) -> dict[str, tuple]:
