@@ -103,6 +103,9 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+COOCCURRENCE_MINIMUM = "cooccurrence_minimum"  # meta: the meetings together a co-occurrence needed
+
+
 class CoreQueries:
     """Documents, entities, relations, suggestions and problems: the store's core queries, written against
     `self.db` (a DB-API connection taking `?` parameters). SQLite runs them as they are; another backend
@@ -1026,6 +1029,11 @@ class CoreQueries:
             clauses.append(f"(EXISTS (SELECT 1 FROM {evidence}) OR (NOT EXISTS (SELECT 1 FROM suggestion_evidence e"
                            f" WHERE e.suggestion_id = s.id AND e.doc_id IS NOT NULL) AND {own}))")
             params.extend([*shown, *extra])
+            # together in fewer meetings than co-occurrence needs, as far as it may read: not suggested
+            minimum = int(self.get_meta(COOCCURRENCE_MINIMUM) or 0)
+            if minimum > 1:
+                clauses.append(f"(s.rule <> 'co-occurrence' OR (SELECT count(*) FROM {evidence}) >= ?)")
+                params.extend([*shown, minimum])
         for alias in ("a", "b"):  # each end that is an entity already
             clause, extra = access_sql(alias, access)
             clauses.append(f"({alias}.id IS NULL OR {clause})")
@@ -1096,9 +1104,12 @@ class CoreQueries:
                 for r in self.db.execute("SELECT id, path, title, date FROM documents WHERE kind = 'meeting'")}
         return [(a, b, [docs[int(d)] for d in ids.split(",")]) for a, b, ids in rows]
 
-    def replace_cooccurrence(self, pairs: list[tuple[int, int, list[tuple[int, str, str]]]], now: str) -> None:
-        """Co-occurrence suggestions (collaborates-with, auto-low) become exactly pairs."""
+    def replace_cooccurrence(self, pairs: list[tuple[int, int, list[tuple[int, str, str]]]], now: str,
+                             minimum: int = 0) -> None:
+        """Co-occurrence suggestions (collaborates-with, auto-low) become exactly pairs, found at minimum
+        meetings together (kept: a reader who may read fewer of them is not suggested the pair)."""
         db = self.db
+        self.set_meta(COOCCURRENCE_MINIMUM, str(minimum))
         db.execute("DELETE FROM suggestion_evidence WHERE kind = 'cooccurrence'")
         for a, b, meetings in pairs:
             db.execute("INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
