@@ -126,6 +126,8 @@ QUESTIONS = [
     ("/entities/profile", {"name": "Ana Lima"}),
     ("/entities/profile", {"name": "Project Atlas"}),
     ("/entities/timeline", {"name": "Ana Lima"}),
+    ("/entities/stale", {"days": 300, "include_relations": True}),
+    ("/mentions/unlinked", {}),
     ("/search", {"q": "Atlas budget"}),
     ("/search", {"q": "budget", "explain": True}),
     ("/search", {"q": "quokka", "passages": True}),

@@ -46,13 +46,21 @@ def entity_columns(access: Access) -> tuple[str, str, list]:
     readable, params = access_sql("d", access)
     if readable == EVERY_ROW:
         return _ENTITY_COLUMNS, _PAGE_JOIN, []
-    counted, counted_params = access_sql("md", access)
+    counted, counted_params = mention_count_sql(access)
     hidden = "e.page_doc_id IS NOT NULL AND d.id IS NULL"  # a page the access may not read
     columns = (f"e.id, e.type, e.name, CASE WHEN {hidden} THEN '[]' ELSE e.aliases END, d.path,"
-               f" CASE WHEN {hidden} THEN '{{}}' ELSE e.attributes END,"
-               " (SELECT count(*) FROM mentions m JOIN documents md ON md.id = m.doc_id"
-               f" WHERE m.entity_id = e.id AND {counted}) AS mentions_read, NULL, e.status")
+               f" CASE WHEN {hidden} THEN '{{}}' ELSE e.attributes END, {counted} AS mentions_read, NULL, e.status")
     return columns, f"{_PAGE_JOIN} AND {readable}", [*counted_params, *params]
+
+
+def mention_count_sql(access: Access) -> tuple[str, list]:
+    """The mention count of entity e as the access reads it: the stored one, or counted from the mentions
+    in notes it may read."""
+    counted, params = access_sql("md", access)
+    if counted == EVERY_ROW:
+        return "e.mention_count", []
+    return ("(SELECT count(*) FROM mentions m JOIN documents md ON md.id = m.doc_id"
+            f" WHERE m.entity_id = e.id AND {counted})", params)
 
 
 def tier_of(mentions: int) -> int:

@@ -19,7 +19,7 @@ from ...access import LOCAL, Access
 from ..base import FUZZY_MIN_SIMILARITY, DocFilter, DocState, EntityName, EntitySync, NameMatch, RelationVersion
 from .migrations import MIGRATIONS, apply_migrations
 from .trigrams import similarity as trigram_similarity
-from .rows import EVERY_ROW, access_sql, entity_columns, _DOC_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
+from .rows import EVERY_ROW, access_sql, entity_columns, mention_count_sql, _DOC_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries, _marks, _parts
 from .governance import GovernanceQueries
 from .graph import ConflictQueries, GraphQueries
@@ -939,31 +939,38 @@ class CoreQueries:
         look active."""
         # "Updated" is an edit a person made: the entity page's `updated:` or date, or a relation they
         # asserted; not the index rebuilding the row.
+        # A reader who may not read every row dates and counts by what it may read: the relations, the notes
+        # that mention the entity, its page (entity_columns counts the mentions).
         readable, params = access_sql("e", access)
+        relation_ok, relation_params = access_sql("r", access)
+        mention_ok, mention_params = access_sql("d", access)
+        page_ok, page_params = access_sql("p", access)
+        count, count_params = mention_count_sql(access)
         rows = self.db.execute(
             f"""
             WITH touched AS (
-                SELECT source_id AS id, updated_at FROM relations WHERE origin = 'user'
-                UNION ALL SELECT target_id, updated_at FROM relations WHERE origin = 'user'
+                SELECT r.source_id AS id, r.updated_at FROM relations r WHERE r.origin = 'user' AND {relation_ok}
+                UNION ALL SELECT r.target_id, r.updated_at FROM relations r WHERE r.origin = 'user' AND {relation_ok}
             ), asserted AS (
                 SELECT id, max(substr(updated_at, 1, 10)) AS day FROM touched GROUP BY id
             ), mentioned AS (
                 SELECT m.entity_id AS id, max(substr(d.date, 1, 10)) AS day
                 FROM mentions m JOIN documents d ON d.id = m.doc_id
-                JOIN entities e ON e.id = m.entity_id WHERE e.page_doc_id IS NULL OR m.doc_id != e.page_doc_id
+                JOIN entities e ON e.id = m.entity_id WHERE (e.page_doc_id IS NULL OR m.doc_id != e.page_doc_id)
+                AND {mention_ok}
                 GROUP BY m.entity_id
             ), days AS (
-                SELECT e.id, e.type, e.name, e.mention_count, mentioned.day AS mentioned_day,
+                SELECT e.id, e.type, e.name, {count} AS mention_count, mentioned.day AS mentioned_day,
                        coalesce({self._sql_json_field('p.frontmatter', 'updated')}, p.date, '') AS page_day,
                        coalesce(asserted.day, '') AS asserted_day
-                FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
+                FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id AND {page_ok}
                 LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
                 WHERE {readable}
             )
             SELECT id, type, name, mention_count, mentioned_day,
                    CASE WHEN asserted_day > page_day THEN asserted_day ELSE page_day END
             FROM days ORDER BY type, name
-            """, params
+            """, [*relation_params, *relation_params, *mention_params, *count_params, *page_params, *params]
         )
         keys = ("id", "type", "name", "mention_count", "last_mentioned", "last_updated")
         return [{**dict(zip(keys, r)), "last_updated": r[5] or None} for r in rows]
