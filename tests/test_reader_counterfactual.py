@@ -141,6 +141,11 @@ QUESTIONS = [
     ("/context", {"budget": 400}),
     ("/slice", {"name": ["Ana Lima", "Project Atlas"]}),
     ("/suggestions", {}),
+    ("/resolve/pending", {}),
+    ("/brief", {"entity": "Ana Lima"}),
+    ("/brief", {"today": True}),
+    ("/relations", {"type": "reports-to"}),
+    ("/neighbours", {"entity": "Project Atlas", "depth": 3}),
     ("/documents", {}),
     ("/index/status", {}),
 ]
