@@ -158,3 +158,29 @@ def test_a_co_occurrence_needs_its_meetings_among_those_the_reader_may_read(tmp_
     assert _collaborations(tmp_path / "three", alice) == []
     _together(tmp_path / "four", ("03", "10", "17", "24"), "24")
     assert _collaborations(tmp_path / "four", alice) == [3] and _collaborations(tmp_path / "four", bob) == [4]
+
+
+def test_accepting_a_suggestion_shows_and_relates_from_only_the_support_the_reader_may_read(tmp_path):
+    """Ana's action item is in a team meeting and in bob's private one: alice, accepting, is shown the team
+    meeting's sentence only, and the relation is read from that meeting, never from bob's."""
+    import dataclasses
+
+    from kbgraph.relations.suggestions import accept, list_suggestions
+
+    from .test_reader_counterfactual import PATHS, _write_vault
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    hidden = "meetings/2026/02/03/atlas-review.md"
+    _write_vault(vault, {p: ("bob", "private", "normal") if p == hidden else (None, "team", "normal") for p in PATHS})
+    (vault / hidden).write_text((vault / hidden).read_text().replace(
+        "Ana Lima to send the Project Atlas budget.", "Ana Lima to draft the Project Atlas cutover plan."))
+    index_vault(vault)
+    alice = Access.of("alice", ("team", "public"), "internal")
+    with Workspace.open(str(vault)) as ws:
+        (found,) = [s for s in list_suggestions(ws.store, "pending", access=alice) if s["type"] == "contributes-to"]
+        assert found["strength"] == 1 and found["source_doc"] == "meetings/2026/01/12/atlas-sync.md"
+        assert [s["strength"] for s in list_suggestions(ws.store, "pending") if s["type"] == "contributes-to"] == [2]
+        done = accept(dataclasses.replace(ws, access=alice), found["id"])
+        assert [e["doc_path"] for e in done["evidence"]] == ["meetings/2026/01/12/atlas-sync.md"]
+        assert hidden not in json.dumps(done)
