@@ -230,7 +230,7 @@ def _backend_or_skip(backend: str) -> None:
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 # No shrinking: each example indexes two vaults, and a failing one prints its notes' governance as it is.
 # One drawn example a run besides the issue's (each costs ~1.5 s); failures found are replayed from the
-# hypothesis database. 150 drawn examples passed on SQLite and 18 on PostgreSQL when this was written.
+# hypothesis database. 126 drawn examples passed on SQLite and 26 on PostgreSQL when this was written.
 @settings(max_examples=1, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(governance=st.fixed_dictionaries({p: notes_governance for p in PATHS}), reader=readers)
