@@ -124,3 +124,63 @@ def test_suggestions_and_questions_read_as_the_notes_they_come_from(vault):
         asked_in = {q["doc_path"] for q in pending(ws.store, ana)}
         assert "private/quiet.md" in asked_in
         assert "private/quiet.md" not in {q["doc_path"] for q in pending(ws.store, BOB)}
+
+
+def _together(vault, days, private_day):
+    """Tom and Priya in a 1:1 on each of days; the one on private_day is bob's private note."""
+    (vault / "people").mkdir(parents=True)
+    with open(vault / "kbgraph.toml", "w", encoding="utf-8") as handle:
+        handle.write('[access]\nvisibility = "team"\n')
+    for name in ("Tom Reyes", "Priya Raman"):
+        (vault / "people" / f"{name.lower().replace(' ', '-')}.md").write_text(f"---\ntype: person\nname: {name}\n---\n")
+    for day in days:
+        folder = vault / "meetings" / "2026" / "11" / day
+        folder.mkdir(parents=True)
+        hidden = "visibility: private\nowner: bob\n" if day == private_day else ""
+        (folder / "1on1.md").write_text(f"---\n{hidden}attendees: [Tom Reyes, Priya Raman]\n---\n# 1:1\n\nNotes.\n")
+    index_vault(vault)
+
+
+def _collaborations(vault, access):
+    from kbgraph.relations.suggestions import list_suggestions
+
+    with Workspace.open(str(vault)) as ws:
+        return [s["strength"] for s in list_suggestions(ws.store, "pending", access=access)
+                if s["type"] == "collaborates-with"]
+
+
+def test_a_co_occurrence_needs_its_meetings_among_those_the_reader_may_read(tmp_path):
+    """Three meetings together make the suggestion; a reader of two of them is not told of it (an index of
+    its notes would not suggest it), a reader of all three is, and of four a reader of three sees three."""
+    alice, bob = Access.of("alice", ("team", "public"), "internal"), Access.of("bob", ("team", "public"), "internal")
+    _together(tmp_path / "three", ("03", "10", "17"), "17")
+    assert _collaborations(tmp_path / "three", bob) == [3]
+    assert _collaborations(tmp_path / "three", alice) == []
+    _together(tmp_path / "four", ("03", "10", "17", "24"), "24")
+    assert _collaborations(tmp_path / "four", alice) == [3] and _collaborations(tmp_path / "four", bob) == [4]
+
+
+def test_accepting_a_suggestion_shows_and_relates_from_only_the_support_the_reader_may_read(tmp_path):
+    """Ana's action item is in a team meeting and in bob's private one: alice, accepting, is shown the team
+    meeting's sentence only, and the relation is read from that meeting, never from bob's."""
+    import dataclasses
+
+    from kbgraph.relations.suggestions import accept, list_suggestions
+
+    from .test_reader_counterfactual import PATHS, _write_vault
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    hidden = "meetings/2026/02/03/atlas-review.md"
+    _write_vault(vault, {p: ("bob", "private", "normal") if p == hidden else (None, "team", "normal") for p in PATHS})
+    (vault / hidden).write_text((vault / hidden).read_text().replace(
+        "Ana Lima to send the Project Atlas budget.", "Ana Lima to draft the Project Atlas cutover plan."))
+    index_vault(vault)
+    alice = Access.of("alice", ("team", "public"), "internal")
+    with Workspace.open(str(vault)) as ws:
+        (found,) = [s for s in list_suggestions(ws.store, "pending", access=alice) if s["type"] == "contributes-to"]
+        assert found["strength"] == 1 and found["source_doc"] == "meetings/2026/01/12/atlas-sync.md"
+        assert [s["strength"] for s in list_suggestions(ws.store, "pending") if s["type"] == "contributes-to"] == [2]
+        done = accept(dataclasses.replace(ws, access=alice), found["id"])
+        assert [e["doc_path"] for e in done["evidence"]] == ["meetings/2026/01/12/atlas-sync.md"]
+        assert hidden not in json.dumps(done)

@@ -180,6 +180,11 @@ class EmbedStart:
     status: EmbedStatus
 
 
+# mention count -> tier: 3 at 15 mentions, 2 at 5, else 1. The index stores each entity's tier for the
+# reader of every note; a restricted reader's is computed in the query from the mentions it may read.
+TIER_THRESHOLDS = ((15, 3), (5, 2))
+
+
 @dataclass(frozen=True)
 class Entity:
     id: int

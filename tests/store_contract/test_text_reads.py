@@ -75,9 +75,10 @@ def test_documents_and_sections_that_mention_entities_or_are_their_pages(store):
                                        (hidden, ana, 1, _chunks(store, hidden)[0], 0),
                                        *[(page, ana, 1, c, 1) for c in _chunks(store, page)]])
     assert store.docs_mentioning(LOCAL, [], DocFilter()) == [] == store.chunks_mentioning(LOCAL, [], DocFilter())
-    assert store.entity_doc_counts([ana, cy]) == {ana: 3, cy: 1}  # no filter: how widely it is named
+    assert store.entity_doc_counts(LOCAL, [ana, cy]) == {ana: 3, cy: 1}  # no filter: how widely it is named
+    assert store.entity_doc_counts(Access.of("ana"), [ana, cy]) == {ana: 1}  # of what the reader may read
     assert store.entity_names([ana, cy]) == {ana: "Ana", cy: "Cy"}
-    assert store.entity_tiers([ana]) == {ana: 1} and store.entity_tiers([]) == {}
+    assert store.entity_tiers(LOCAL, [ana]) == {ana: 1} and store.entity_tiers(LOCAL, []) == {}
 
 
 def test_degrees_and_neighbours_count_relations_true_today(store):
@@ -86,7 +87,7 @@ def test_degrees_and_neighbours_count_relations_true_today(store):
     relation(store, ids["Ben"], ids["Ana"], "knows")
     relation(store, ids["Cy"], ids["Ana"], "knows", valid_until="2020-01-01")  # ended
     relation(store, ids["Ana"], ids["Cy"], "mentors", valid_from="2999-01-01")  # not begun
-    assert store.entity_degrees([ids["Ana"], ids["Acme"], ids["Cy"]], "2026-03-01") == {
+    assert store.entity_degrees(LOCAL, [ids["Ana"], ids["Acme"], ids["Cy"]], "2026-03-01") == {
         ids["Ana"]: 3, ids["Acme"]: 1, ids["Cy"]: 1}  # a relation yet to begin has no end date
     around = store.active_neighbours(LOCAL, [ids["Ana"]], "2026-03-01", 5)
     assert sorted(around) == sorted([(ids["Ana"], ids["Acme"], "works-at", "out"), (ids["Ana"], ids["Ben"], "knows", "in")])

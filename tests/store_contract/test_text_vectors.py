@@ -38,6 +38,20 @@ def test_vectors_are_stored_by_text_hash_and_found_missing(store):
     assert matrix.dtype == np.float32
 
 
+
+def test_a_reader_counts_only_the_vectors_and_sections_it_may_read(store):
+    """A reader told "N of M sections have no vectors yet" learns M and N of its own notes only."""
+    note(store, "shared.md", body("open"), visibility="public")
+    hidden = note(store, "hidden.md", body("secret"), (("More",), "more secret"), owner="ana", visibility="private")
+    with store.transaction():
+        store.put_vectors([(_chunks(store, hidden)[0], "h", _vector(1, 0))])
+    ben = Access.of("ben")
+    assert store.vector_counts() == (1, 3) and store.count_chunks_without_vectors() == 2 and store.has_vectors()
+    assert store.vector_counts(ben) == (0, 1) and store.count_chunks_without_vectors(ben) == 1
+    assert not store.has_vectors(ben) and store.has_vectors(Access.of("ana"))
+    assert store.vector_counts(Access.of("ana")) == (1, 3)
+
+
 def test_unused_vectors_go_and_another_model_empties_them_all(store):
     a = note(store, "a.md", body("first"))
     with store.transaction():

@@ -17,7 +17,6 @@ from .mentions import Form, derived_first_name
 from ..model import EntityClaim, EntityRecord, Merge
 from .names import name_key, page_link_keys
 
-TIER_THRESHOLDS = ((15, 3), (5, 2))  # mention count -> tier; below both, tier 1
 LINE_TARGET_FIELD = "relations"  # the field of a `## Relations` line's target claim (a frontmatter one: its key)
 
 

@@ -178,4 +178,4 @@ def cooccurrence_stage(run) -> None:
     now = clock.now_iso()
     minimum = run.config.cooccurrence
     with store.transaction():  # turned off (0): the pending ones go too
-        store.replace_cooccurrence(store.cooccurring_people(minimum) if minimum else [], now)
+        store.replace_cooccurrence(store.cooccurring_people(minimum) if minimum else [], now, minimum)

@@ -30,11 +30,11 @@ from .. import clock
 from ..access import LOCAL
 from ..config import Config, load_config
 from ..entities.sync import renamed_entities, sync_entities
-from ..entities.assemble import (TIER_THRESHOLDS, assemble_entities, entity_key, matcher_forms,
+from ..entities.assemble import (assemble_entities, entity_key, matcher_forms,
                                  without_unresolved_line_targets)
 from ..errors import IndexLocked
 from ..entities.mentions import MentionMatcher, find_document_mentions
-from ..model import IndexReport, Link, Mention, ParsedDocument, Problem, TextReady
+from ..model import TIER_THRESHOLDS, IndexReport, Link, Mention, ParsedDocument, Problem, TextReady
 from ..entities.names import name_key, page_link_keys
 from .parse import parse_document
 from ..store.base import DocState, Store

@@ -120,7 +120,7 @@ def _register_index(server: MCPServer, ws: Workspace) -> None:
     @tool_errors
     def index_status() -> CallToolResult:
         """The index: counts, sizes, when the vault was last indexed, and files with problems."""
-        data = index_status_json(ws.store, ws.root)
+        data = index_status_json(ws.store, ws.root, ws.access)
         problems = [f"- {p['severity']}: {p['path']}: {p['reason']}" for p in data["problems"]]
         return result(lines(f"{data['documents']} documents, {data['entities']} entities, {data['relations']} "
                             f"relations; last indexed {data['last_indexed'] or 'never'}", *problems), data)

@@ -65,8 +65,9 @@ def accept(ws: Workspace, suggestion_id: int) -> dict:
     successor = _restated_id(store, suggestion, source, target)
     if not evidence and successor is not None:  # the re-scan moved the sentences to the restated one
         evidence = store.suggestion_evidence(successor)
+    evidence = _readable_evidence(store, ws.access, evidence)
     # The note may have changed or gone since the suggestion was made: keep only evidence still on disk.
-    docs = (store.get_document(LOCAL, doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
+    docs = (store.get_document(ws.access, doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
     doc = next((d for d in docs if d is not None and (ws.root / d["path"]).is_file()), None)
     relation = _related_already(ws, suggestion, source, target) if redo else None
     if relation is not None:  # a first run killed after writing it may not have re-read the page it wrote
@@ -83,6 +84,14 @@ def accept(ws: Workspace, suggestion_id: int) -> dict:
     created = [e.name for e, end in ((source, "source"), (target, "target")) if suggestion[f"new_{end}"]]
     return {"id": suggestion_id, "status": "accepted", "relation": relation, "evidence": evidence, "note": note,
             "created": created}
+
+
+def _readable_evidence(store: Store, access: Access, evidence: list[dict]) -> list[dict]:
+    """The evidence in notes the access may read (all of it for a reader of every row): a reader who
+    accepts a suggestion is shown, and relates from, only the support it may read."""
+    if access.sees_everything:
+        return evidence
+    return [e for e in evidence if e["doc_id"] is not None and store.get_document(access, doc_id=e["doc_id"])]
 
 
 def _end_entity(ws: Workspace, suggestion: dict, end: str):

@@ -110,7 +110,7 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
         for r in ranked:
             rows.setdefault(ranked_key(r, unit), {})[signal] = r
             doc_of[ranked_key(r, unit)] = r.doc_id
-    scored = _score(store, config, rankings, unit, doc_of, ties, doc_ties if pinned is not None else None)
+    scored = _score(store, config, rankings, unit, doc_of, ties, doc_ties if pinned is not None else None, access)
     order = sorted(scored.items(), key=lambda item: (-item[1].score, item[0]))
     order, collapsed = collapse_same_text(store, order, limit, doc_of) if passages else \
         collapse_duplicates(store, order, limit)
@@ -193,7 +193,7 @@ def _pinned(store: Store, entity: str | int | None, access: Access):
 
 
 def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit: str, doc_of: dict[int, int],
-           ties: dict[int, GraphHit], doc_ties: dict[int, GraphHit] | None) -> dict[int, Scored]:
+           ties: dict[int, GraphHit], doc_ties: dict[int, GraphHit] | None, access: Access) -> dict[int, Scored]:
     """key -> its Scored. doc_ties (pinned only): each document's tie to the pinned entity, whose
     distance decay weighs the graph term and the score of the document (or its sections)."""
     weights = dict(config.search.weights)
@@ -204,7 +204,7 @@ def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit
     graph_weight = distance if doc_ties is not None else {key: 1.0 for key in ties}
     fused = rrf({s: [(ranked_key(r, unit), r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
                 config.search.rrf_k, graph_weight)
-    tiers = store.entity_tiers(sorted({hit.nearest.entity_id for hit in ties.values()}))
+    tiers = store.entity_tiers(access, sorted({hit.nearest.entity_id for hit in ties.values()}))
     dates = store.doc_dates(sorted(set(doc_of.values()))) if config.search.recency_half_life_days else {}
     out = {}
     for key, (value, signals) in fused.items():

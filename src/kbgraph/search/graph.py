@@ -178,8 +178,8 @@ def graph_ranking(store: Store, access: Access, reach: dict[int, Reach], flt: Do
     holds section ids."""
     read = store.chunks_mentioning if sections else store.docs_mentioning
     rows = read(access, list(reach), flt, limit=max((read_docs or depth) * 20, 2000))
-    spread = store.entity_doc_counts(sorted({row[1] for row in rows}))
-    degree = store.entity_degrees(sorted({row[1] for row in rows if reach[row[1]].distance}),
+    spread = store.entity_doc_counts(access, sorted({row[1] for row in rows}))
+    degree = store.entity_degrees(access, sorted({row[1] for row in rows if reach[row[1]].distance}),
                                   day or date.today().isoformat())
     score: dict[int, float] = {}
     best: dict[int, tuple[float, int, Reach]] = {}

@@ -49,7 +49,7 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     if embedder_name == "none":
         return None, "vectors off ([search] embedder = \"none\"): text and graph signals only"
     stored_model = store.embedding_model()
-    if stored_model is None or not store.has_vectors():
+    if stored_model is None or not store.has_vectors(access):
         if embedding_in_background(store):
             return None, f"this index has no vectors yet: text and graph signals only; {_RUNNING}"
         return None, "this index has no vectors yet: text and graph signals only; run `kbg embed` to make them"
@@ -62,7 +62,10 @@ def prepare_vectors(store: Store, embedder_name: str, access: Access,
     import numpy as np
 
     missing = store.chunks_missing_vectors()
-    sections = store.vector_counts()[1] if missing else 0  # a count of every chunk only while some lack vectors
+    sections = 0
+    if missing:  # a count of every chunk only while some lack vectors; a reader's, of the chunks it may read
+        with_vectors, sections = store.vector_counts(access)
+        missing = missing if access.sees_everything else sections - with_vectors
     background = bool(missing) and embedding_in_background(store)
     if store.has_vector_index():
         none = np.zeros(0, dtype=np.int64)

@@ -14,4 +14,4 @@ router = APIRouter(tags=["index"])
 @router.get("/index/status")
 def status(ws: WS) -> JSON:
     """`kbg index status`: counts, sizes, the last run, and files with problems (the local user sees paths)."""
-    return index_status_json(ws.store, ws.root)
+    return index_status_json(ws.store, ws.root, ws.access)

@@ -12,7 +12,7 @@ import sqlite3
 from ...access import Access
 from ...model import Entity
 from ..base import GraphScope, GraphStep
-from .rows import _ENTITY_COLUMNS, EVERY_ROW, _entity_row, access_sql
+from .rows import EVERY_ROW, _entity_row, access_sql, entity_columns
 
 _PART = 500  # ids per IN (...) list
 
@@ -173,13 +173,14 @@ class GraphQueries:
     def entities_by_ids(self, access: Access, entity_ids: list[int]) -> dict[int, Entity]:
         """The entities of entity_ids that the access may read, by id."""
         readable, params = access_sql("e", access)
+        columns, page, shown = entity_columns(access)
         ids = list(dict.fromkeys(entity_ids))
         out: dict[int, Entity] = {}
         for start in range(0, len(ids), _PART):
             part = ids[start:start + _PART]
             for row in self.db.execute(
-                    f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id"
-                    f" WHERE e.id IN ({','.join('?' * len(part))}) AND {readable}", [*part, *params]):
+                    f"SELECT {columns} FROM entities e {page}"
+                    f" WHERE e.id IN ({','.join('?' * len(part))}) AND {readable}", [*shown, *part, *params]):
                 entity = _entity_row(row)
                 out[entity.id] = entity
         return out

@@ -6,7 +6,7 @@ import json
 
 from ...access import SENSITIVITIES, Access
 from ...errors import ForeignAccess
-from ...model import Entity
+from ...model import TIER_THRESHOLDS, Entity
 from ..base import DocFilter
 
 # The WHERE clause that keeps every row. `true`, not `1`: PostgreSQL wants a boolean where SQLite takes
@@ -32,12 +32,45 @@ def _grouped(cursor):
 
 
 _ENTITY_COLUMNS = (
-    "e.id, e.type, e.name, e.aliases, d.path, e.attributes, e.mention_count, e.tier, e.status"
+    "e.id, e.type, e.name, e.aliases, d.path, e.attributes, e.mention_count AS mentions_read, e.tier, e.status"
 )
+_PAGE_JOIN = "LEFT JOIN documents d ON d.id = e.page_doc_id"
+
+
+def entity_columns(access: Access) -> tuple[str, str, list]:
+    """The columns of an Entity row of entities e as the access reads it, the join of its page d, and their
+    parameters (which come before the WHERE clause's). The stored mention count and tier count every note:
+    right for a reader of every row. Another reader's are counted in the query from the mentions in notes
+    it may read, and a page it may not read gives no path, aliases or attributes: an index of only what it
+    may read would have neither, so nothing tells it that the notes exist. Order by mentions_read."""
+    readable, params = access_sql("d", access)
+    if readable == EVERY_ROW:
+        return _ENTITY_COLUMNS, _PAGE_JOIN, []
+    counted, counted_params = mention_count_sql(access)
+    hidden = "e.page_doc_id IS NOT NULL AND d.id IS NULL"  # a page the access may not read
+    columns = (f"e.id, e.type, e.name, CASE WHEN {hidden} THEN '[]' ELSE e.aliases END, d.path,"
+               f" CASE WHEN {hidden} THEN '{{}}' ELSE e.attributes END, {counted} AS mentions_read, NULL, e.status")
+    return columns, f"{_PAGE_JOIN} AND {readable}", [*counted_params, *params]
+
+
+def mention_count_sql(access: Access) -> tuple[str, list]:
+    """The mention count of entity e as the access reads it: the stored one, or counted from the mentions
+    in notes it may read."""
+    counted, params = access_sql("md", access)
+    if counted == EVERY_ROW:
+        return "e.mention_count", []
+    return ("(SELECT count(*) FROM mentions m JOIN documents md ON md.id = m.doc_id"
+            f" WHERE m.entity_id = e.id AND {counted})", params)
+
+
+def tier_of(mentions: int) -> int:
+    return next((tier for least, tier in TIER_THRESHOLDS if mentions >= least), 1)
 
 
 def _entity_row(r) -> Entity:
-    return Entity(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4], json.loads(r[5]), r[6], r[7], r[8])
+    """An Entity from the columns of entity_columns (a tier of NULL: the one its counted mentions make)."""
+    tier = r[7] if r[7] is not None else tier_of(r[6])
+    return Entity(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4], json.loads(r[5]), r[6], tier, r[8])
 
 
 def _doc_row(r) -> dict:

@@ -9,7 +9,7 @@ from ...access import Access
 from ...model import Snippet, TextQuery
 from ..base import DocFilter
 from .fts5 import CLOSE, OPEN, match_expression, read_marked
-from .rows import EVERY_ROW
+from .rows import EVERY_ROW, _entity_row, access_sql, entity_columns
 
 
 # The most indexed words the prefixes of one query may stand for together (see _refuse_broad_prefixes).
@@ -192,32 +192,36 @@ class SearchQueries:
             ORDER BY n DESC LIMIT ?""",
             [*entity_ids, *params, *entity_ids, *params, limit]).fetchall()
 
-    def entity_doc_counts(self, entity_ids: list[int]) -> dict[int, int]:
-        """Entity id -> how many documents mention it or are its page (no filter: how widely it is named)."""
+    def entity_doc_counts(self, access: Access, entity_ids: list[int]) -> dict[int, int]:
+        """Entity id -> how many documents the access may read mention it or are its page (no search filter:
+        how widely it is named)."""
+        readable, params = access_sql("d", access)
         out: dict[int, int] = {}
         for start in range(0, len(entity_ids), 500):
             part = entity_ids[start:start + 500]
             marks = ",".join("?" * len(part))
             out.update(self.db.execute(
-                f"""SELECT entity_id, count(DISTINCT doc_id) FROM (
+                f"""SELECT named.entity_id, count(DISTINCT named.doc_id) FROM (
                         SELECT entity_id, doc_id FROM mentions WHERE entity_id IN ({marks})
                         UNION ALL SELECT entity_id, doc_id FROM entity_pages WHERE entity_id IN ({marks})) named
-                    GROUP BY entity_id""", [*part, *part]))
+                    JOIN documents d ON d.id = named.doc_id WHERE {readable}
+                    GROUP BY named.entity_id""", [*part, *part, *params]))
         return out
 
-    def entity_degrees(self, entity_ids: list[int], today: str) -> dict[int, int]:
-        """Entity id -> how many active (not expired) relations it has, either direction."""
+    def entity_degrees(self, access: Access, entity_ids: list[int], today: str) -> dict[int, int]:
+        """Entity id -> how many active (not expired) relations the access may read it has, either direction."""
+        readable, params = access_sql("r", access)
         out: dict[int, int] = {}
         for start in range(0, len(entity_ids), 500):
             part = entity_ids[start:start + 500]
             marks = ",".join("?" * len(part))
             for entity_id, n in self.db.execute(
                     f"""SELECT e, count(*) FROM (
-                            SELECT source_id AS e FROM relations WHERE source_id IN ({marks})
-                                AND (valid_until IS NULL OR valid_until >= ?)
-                            UNION ALL SELECT target_id FROM relations WHERE target_id IN ({marks})
-                                AND (valid_until IS NULL OR valid_until >= ?)) ends
-                        GROUP BY e""", [*part, today, *part, today]):
+                            SELECT r.source_id AS e FROM relations r WHERE r.source_id IN ({marks})
+                                AND (r.valid_until IS NULL OR r.valid_until >= ?) AND {readable}
+                            UNION ALL SELECT r.target_id FROM relations r WHERE r.target_id IN ({marks})
+                                AND (r.valid_until IS NULL OR r.valid_until >= ?) AND {readable}) ends
+                        GROUP BY e""", [*part, today, *params, *part, today, *params]):
                 out[entity_id] = n
         return out
 
@@ -283,11 +287,14 @@ class SearchQueries:
                                        part))
         return out
 
-    def entity_tiers(self, entity_ids: list[int]) -> dict[int, int]:
+    def entity_tiers(self, access: Access, entity_ids: list[int]) -> dict[int, int]:
+        """Entity id -> its tier as the access reads it (entity_columns: from the mentions it may read)."""
         if not entity_ids:
             return {}
-        marks = ",".join("?" * len(entity_ids))
-        return dict(self.db.execute(f"SELECT id, tier FROM entities WHERE id IN ({marks})", entity_ids))
+        columns, page, shown = entity_columns(access)
+        rows = self.db.execute(f"SELECT {columns} FROM entities e {page} WHERE e.id IN ({','.join('?' * len(entity_ids))})",
+                               [*shown, *entity_ids])
+        return {entity.id: entity.tier for entity in map(_entity_row, rows)}
 
     def chunk_texts(self, chunk_ids: list[int]) -> dict[int, str]:
         if not chunk_ids:

@@ -15,11 +15,11 @@ from urllib.parse import quote
 
 from ...errors import StoreError
 from ...model import Entity, EntityClaim, EntityRecord, Mention, Merge, ParsedDocument, Problem
-from ...access import Access
+from ...access import LOCAL, Access
 from ..base import FUZZY_MIN_SIMILARITY, DocFilter, DocState, EntityName, EntitySync, NameMatch, RelationVersion
 from .migrations import MIGRATIONS, apply_migrations
 from .trigrams import similarity as trigram_similarity
-from .rows import EVERY_ROW, access_sql, _DOC_COLUMNS, _ENTITY_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
+from .rows import EVERY_ROW, access_sql, entity_columns, mention_count_sql, _DOC_COLUMNS, _doc_filter_sql, _doc_row, _entity_row, _grouped, _suggestion_row
 from .docgraph import DocGraphQueries, _marks, _parts
 from .governance import GovernanceQueries
 from .graph import ConflictQueries, GraphQueries
@@ -101,6 +101,9 @@ def _pending_migrations(db: sqlite3.Connection) -> list[str]:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+COOCCURRENCE_MINIMUM = "cooccurrence_minimum"  # meta: the meetings together a co-occurrence needed
 
 
 class CoreQueries:
@@ -469,11 +472,11 @@ class CoreQueries:
 
     def entities_by_name_key(self, access: Access, key: str) -> list[Entity]:
         readable, params = access_sql("e", access)
+        columns, page, shown = entity_columns(access)
         rows = self.db.execute(
-            f"SELECT DISTINCT {_ENTITY_COLUMNS}, n.kind FROM entity_names n JOIN entities e ON e.id = n.entity_id"
-            f" LEFT JOIN documents d ON d.id = e.page_doc_id WHERE n.key = ? AND {readable}"
-            " ORDER BY e.mention_count DESC, e.name",
-            (key, *params),
+            f"SELECT DISTINCT {columns}, n.kind FROM entity_names n JOIN entities e ON e.id = n.entity_id"
+            f" {page} WHERE n.key = ? AND {readable} ORDER BY mentions_read DESC, e.name",
+            (*shown, key, *params),
         )
         return [_entity_row(r) for r in rows]
 
@@ -507,21 +510,22 @@ class CoreQueries:
 
     def get_entity(self, access: Access, entity_id: int) -> Entity | None:
         readable, params = access_sql("e", access)
+        columns, page, shown = entity_columns(access)
         row = self.db.execute(
-            f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id"
-            f" WHERE e.id = ? AND {readable}",
-            (entity_id, *params),
+            f"SELECT {columns} FROM entities e {page} WHERE e.id = ? AND {readable}", (*shown, entity_id, *params),
         ).fetchone()
         return _entity_row(row) if row else None
 
     def list_entities(self, access: Access, entity_type: str | None = None,
                       limit: int | None = None) -> list[Entity]:
         readable, params = access_sql("e", access)
-        sql = f"SELECT {_ENTITY_COLUMNS} FROM entities e LEFT JOIN documents d ON d.id = e.page_doc_id WHERE {readable}"
+        columns, page, shown = entity_columns(access)
+        sql = f"SELECT {columns} FROM entities e {page} WHERE {readable}"
+        params = [*shown, *params]
         if entity_type:
             sql += " AND e.type = ?"
             params.append(entity_type)
-        sql += " ORDER BY e.type, e.mention_count DESC, e.name"
+        sql += " ORDER BY e.type, mentions_read DESC, e.name"
         if limit:
             sql += " LIMIT ?"
             params.append(limit)
@@ -935,31 +939,38 @@ class CoreQueries:
         look active."""
         # "Updated" is an edit a person made: the entity page's `updated:` or date, or a relation they
         # asserted; not the index rebuilding the row.
+        # A reader who may not read every row dates and counts by what it may read: the relations, the notes
+        # that mention the entity, its page (entity_columns counts the mentions).
         readable, params = access_sql("e", access)
+        relation_ok, relation_params = access_sql("r", access)
+        mention_ok, mention_params = access_sql("d", access)
+        page_ok, page_params = access_sql("p", access)
+        count, count_params = mention_count_sql(access)
         rows = self.db.execute(
             f"""
             WITH touched AS (
-                SELECT source_id AS id, updated_at FROM relations WHERE origin = 'user'
-                UNION ALL SELECT target_id, updated_at FROM relations WHERE origin = 'user'
+                SELECT r.source_id AS id, r.updated_at FROM relations r WHERE r.origin = 'user' AND {relation_ok}
+                UNION ALL SELECT r.target_id, r.updated_at FROM relations r WHERE r.origin = 'user' AND {relation_ok}
             ), asserted AS (
                 SELECT id, max(substr(updated_at, 1, 10)) AS day FROM touched GROUP BY id
             ), mentioned AS (
                 SELECT m.entity_id AS id, max(substr(d.date, 1, 10)) AS day
                 FROM mentions m JOIN documents d ON d.id = m.doc_id
-                JOIN entities e ON e.id = m.entity_id WHERE e.page_doc_id IS NULL OR m.doc_id != e.page_doc_id
+                JOIN entities e ON e.id = m.entity_id WHERE (e.page_doc_id IS NULL OR m.doc_id != e.page_doc_id)
+                AND {mention_ok}
                 GROUP BY m.entity_id
             ), days AS (
-                SELECT e.id, e.type, e.name, e.mention_count, mentioned.day AS mentioned_day,
+                SELECT e.id, e.type, e.name, {count} AS mention_count, mentioned.day AS mentioned_day,
                        coalesce({self._sql_json_field('p.frontmatter', 'updated')}, p.date, '') AS page_day,
                        coalesce(asserted.day, '') AS asserted_day
-                FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id
+                FROM entities e LEFT JOIN documents p ON p.id = e.page_doc_id AND {page_ok}
                 LEFT JOIN asserted ON asserted.id = e.id LEFT JOIN mentioned ON mentioned.id = e.id
                 WHERE {readable}
             )
             SELECT id, type, name, mention_count, mentioned_day,
                    CASE WHEN asserted_day > page_day THEN asserted_day ELSE page_day END
             FROM days ORDER BY type, name
-            """, params
+            """, [*relation_params, *relation_params, *mention_params, *count_params, *page_params, *params]
         )
         keys = ("id", "type", "name", "mention_count", "last_mentioned", "last_updated")
         return [{**dict(zip(keys, r)), "last_updated": r[5] or None} for r in rows]
@@ -1011,10 +1022,28 @@ class CoreQueries:
 
     def suggestions(self, access: Access, status: str | None = None, doc_path: str | None = None,
                     confidence: tuple[str, ...] = ("auto-high", "auto-low"), ids: tuple[int, ...] = ()) -> list[dict]:
+        """The suggestions the access may read, oldest first. A reader of every row reads each with all its
+        evidence; another reads those with evidence in a note it may read, with that evidence only (its
+        strength, sentence and source document), as an index of only those notes would state them."""
+        evidence, shown = "suggestion_evidence e WHERE e.suggestion_id = s.id", []
         clauses, params = [f"s.confidence IN ({','.join('?' * len(confidence))})"], list(confidence)
-        for alias in ("s", "a", "b"):  # the suggestion, and each end that is an entity already
+        if not access.sees_everything:
+            readable, shown = access_sql("ed", access)
+            evidence = ("suggestion_evidence e JOIN documents ed ON ed.id = e.doc_id"
+                        f" WHERE e.suggestion_id = s.id AND {readable}")
+            # a decided one whose notes are gone reads as it was stored
+            own, extra = access_sql("s", access)
+            clauses.append(f"(EXISTS (SELECT 1 FROM {evidence}) OR (NOT EXISTS (SELECT 1 FROM suggestion_evidence e"
+                           f" WHERE e.suggestion_id = s.id AND e.doc_id IS NOT NULL) AND {own}))")
+            params.extend([*shown, *extra])
+            # together in fewer meetings than co-occurrence needs, as far as it may read: not suggested
+            minimum = int(self.get_meta(COOCCURRENCE_MINIMUM) or 0)
+            if minimum > 1:
+                clauses.append(f"(s.rule <> 'co-occurrence' OR (SELECT count(*) FROM {evidence}) >= ?)")
+                params.extend([*shown, minimum])
+        for alias in ("a", "b"):  # each end that is an entity already
             clause, extra = access_sql(alias, access)
-            clauses.append(clause if alias == "s" else f"({alias}.id IS NULL OR {clause})")
+            clauses.append(f"({alias}.id IS NULL OR {clause})")
             params.extend(extra)
         if ids:
             clauses.append(f"s.id IN ({','.join('?' * len(ids))})")
@@ -1022,22 +1051,23 @@ class CoreQueries:
         if status:
             clauses.append("s.status = ?")
             params.append(status)
-        if status == "pending":  # what the graph already holds is not worth asking about
+        if status == "pending":  # what the graph already holds (as the access reads it) is not worth asking about
+            held, extra = access_sql("r", access)
             clauses.append("NOT EXISTS (SELECT 1 FROM relations r WHERE r.source_id = s.source_id"
-                           " AND r.target_id = s.target_id AND r.type = s.type)")
+                           f" AND r.target_id = s.target_id AND r.type = s.type AND {held})")
+            params.extend(extra)
         if doc_path:
-            clauses.append("EXISTS (SELECT 1 FROM suggestion_evidence e WHERE e.suggestion_id = s.id"
-                           " AND e.doc_path = ?)")
-            params.append(doc_path)
+            clauses.append(f"EXISTS (SELECT 1 FROM {evidence} AND e.doc_path = ?)")
+            params.extend([*shown, doc_path])
         rows = self.db.execute(
             "SELECT s.id, s.type, s.confidence, s.rule, s.status, s.created_at, s.decided_at,"
             " a.id, coalesce(a.name, s.source_new), a.type, b.id, coalesce(b.name, s.target_new), b.type,"
-            " (SELECT count(*) FROM suggestion_evidence e WHERE e.suggestion_id = s.id),"
-            " (SELECT e.sentence FROM suggestion_evidence e WHERE e.suggestion_id = s.id ORDER BY e.doc_path LIMIT 1),"
-            " (SELECT e.doc_path FROM suggestion_evidence e WHERE e.suggestion_id = s.id ORDER BY e.doc_path LIMIT 1)"
+            f" (SELECT count(*) FROM {evidence}),"
+            f" (SELECT e.sentence FROM {evidence} ORDER BY e.doc_path LIMIT 1),"
+            f" (SELECT e.doc_path FROM {evidence} ORDER BY e.doc_path LIMIT 1)"
             " FROM suggestions s LEFT JOIN entities a ON a.id = s.source_id LEFT JOIN entities b ON b.id = s.target_id"
             f" WHERE {' AND '.join(clauses)} ORDER BY s.id",
-            params,
+            [*shown, *shown, *shown, *params],
         )
         keys = ("id", "type", "confidence", "rule", "status", "created_at", "decided_at", "source_id", "source",
                 "source_type", "target_id", "target", "target_type", "strength", "evidence", "source_doc")
@@ -1081,9 +1111,12 @@ class CoreQueries:
                 for r in self.db.execute("SELECT id, path, title, date FROM documents WHERE kind = 'meeting'")}
         return [(a, b, [docs[int(d)] for d in ids.split(",")]) for a, b, ids in rows]
 
-    def replace_cooccurrence(self, pairs: list[tuple[int, int, list[tuple[int, str, str]]]], now: str) -> None:
-        """Co-occurrence suggestions (collaborates-with, auto-low) become exactly pairs."""
+    def replace_cooccurrence(self, pairs: list[tuple[int, int, list[tuple[int, str, str]]]], now: str,
+                             minimum: int = 0) -> None:
+        """Co-occurrence suggestions (collaborates-with, auto-low) become exactly pairs, found at minimum
+        meetings together (kept: a reader who may read fewer of them is not suggested the pair)."""
         db = self.db
+        self.set_meta(COOCCURRENCE_MINIMUM, str(minimum))
         db.execute("DELETE FROM suggestion_evidence WHERE kind = 'cooccurrence'")
         for a, b, meetings in pairs:
             db.execute("INSERT INTO suggestions (source_id, target_id, type, confidence, rule, created_at)"
@@ -1142,18 +1175,29 @@ class CoreQueries:
         returns the bytes the index shrank by."""
         return reclaim(self.db)
 
-    def stats(self) -> dict:
-        one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
-        kinds = dict(self.db.execute("SELECT kind, count(*) FROM documents GROUP BY kind ORDER BY kind"))
-        types = dict(self.db.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type"))
+    def stats(self, access: Access = LOCAL) -> dict:
+        """The index's counts as the access reads it: of the rows it may read (a chunk, mention or link
+        by its document), so that a reader cannot tell that other notes exist."""
+        def one(sql: str, alias: str, joined: tuple | list = ()):
+            readable, params = access_sql(alias, access)
+            return self.db.execute(f"{sql} WHERE {readable}", [*joined, *params]).fetchone()[0]
+
+        docs, doc_params = access_sql("d", access)
+        ents, ent_params = access_sql("e", access)
+        kinds = dict(self.db.execute(f"SELECT d.kind, count(*) FROM documents d WHERE {docs}"
+                                     " GROUP BY d.kind ORDER BY d.kind", doc_params))
+        types = dict(self.db.execute(f"SELECT e.type, count(*) FROM entities e WHERE {ents}"
+                                     " GROUP BY e.type ORDER BY e.type", ent_params))
         return {
-            "documents": one("SELECT count(*) FROM documents"),
-            "chunks": one("SELECT count(*) FROM chunks"),
-            "entities": one("SELECT count(*) FROM entities"),
-            "mentions": one("SELECT count(*) FROM mentions"),
-            "relations": one("SELECT count(*) FROM relations"),
-            "links": one("SELECT count(*) FROM links"),
-            "bytes_indexed": one("SELECT CAST(coalesce(sum(size), 0) AS BIGINT) FROM documents"),  # an int in both
+            "documents": one("SELECT count(*) FROM documents d", "d"),
+            "chunks": one("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id", "d"),
+            "entities": one("SELECT count(*) FROM entities e", "e"),
+            "mentions": one("SELECT count(*) FROM mentions m JOIN documents d ON d.id = m.doc_id JOIN entities e"
+                            f" ON e.id = m.entity_id AND {ents}", "d", ent_params),
+            "relations": one("SELECT count(*) FROM relations r", "r"),
+            "links": one("SELECT count(*) FROM links l JOIN documents d ON d.id = l.doc_id", "d"),
+            # CAST: an int in both backends
+            "bytes_indexed": one("SELECT CAST(coalesce(sum(d.size), 0) AS BIGINT) FROM documents d", "d"),
             "documents_by_kind": kinds,
             "entities_by_type": types,
             "last_indexed": self.get_meta("last_indexed"),

@@ -11,8 +11,9 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from ...access import Access
+from ...access import LOCAL, Access
 from ..base import DocFilter
+from .rows import EVERY_ROW, access_sql
 
 if TYPE_CHECKING:  # imported by the methods that build arrays: opening a store for text never loads numpy
     import numpy as np
@@ -43,9 +44,12 @@ class VectorQueries:
             " LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
             (limit,)).fetchall()
 
-    def count_chunks_without_vectors(self) -> int:
-        return self.db.execute("SELECT count(*) FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id"
-                               " WHERE v.chunk_id IS NULL").fetchone()[0]
+    def count_chunks_without_vectors(self, access: Access = LOCAL) -> int:
+        """Chunks of documents the access may read that have no vector."""
+        readable, params = access_sql("d", access)
+        joined = "" if readable == EVERY_ROW else f" JOIN documents d ON d.id = c.doc_id AND {readable}"
+        return self.db.execute(f"SELECT count(*) FROM chunks c{joined} LEFT JOIN chunk_vectors v ON v.chunk_id = c.id"
+                               " WHERE v.chunk_id IS NULL", params).fetchone()[0]
 
     def known_vector_hashes(self, hashes: list[str]) -> set[str]:
         found = set()
@@ -70,13 +74,23 @@ class VectorQueries:
             self._bump_vectors()
         return cursor.rowcount
 
-    def has_vectors(self) -> bool:
-        return self.db.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone() is not None
+    def has_vectors(self, access: Access = LOCAL) -> bool:
+        """Whether a chunk of a document the access may read has a vector."""
+        readable, params = access_sql("d", access)
+        if readable == EVERY_ROW:
+            return self.db.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone() is not None
+        return self.db.execute("SELECT 1 FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d"
+                               f" ON d.id = c.doc_id WHERE {readable} LIMIT 1", params).fetchone() is not None
 
-    def vector_counts(self) -> tuple[int, int]:
-        """(chunks with a vector, chunks)."""
-        return (self.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0],
-                self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    def vector_counts(self, access: Access = LOCAL) -> tuple[int, int]:
+        """(chunks with a vector, chunks), of the documents the access may read."""
+        readable, params = access_sql("d", access)
+        if readable == EVERY_ROW:
+            return (self.db.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0],
+                    self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        total = self.db.execute(f"SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {readable}",
+                                params).fetchone()[0]
+        return total - self.count_chunks_without_vectors(access), total
 
     def chunks_missing_vectors(self) -> int:
         """Chunks without a vector when the embed stage last ran (a count kept in meta: counting costs
