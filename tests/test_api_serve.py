@@ -128,3 +128,103 @@ def test_mcp_is_mounted_for_the_local_user_only(vault):
         assert "serverInfo" in response.text
         run_kbg("token", "create", "bob", "--vault", str(vault))
         assert client.post("/mcp/", json=request, headers=headers).status_code == 403
+
+
+def test_the_host_rule():
+    from kbgraph.api.hosts import host_rule
+
+    local = host_rule("127.0.0.1", 8321)
+    for good in ("127.0.0.1:8321", "localhost:8321", "LocalHost.:8321", "[::1]:8321"):
+        assert local.allows(good), good
+    for bad in ("evil.example:8321", "evil.example", "127.0.0.1:9999", "127.0.0.1", "localhost.evil.example:8321",
+                "127.0.0.1:8321@evil.example", "", None):
+        assert not local.allows(bad), bad
+    assert host_rule("localhost", 80).allows("localhost")  # a browser leaves port 80 out
+    assert host_rule("::1", 8321).allows("[::1]:8321") and host_rule("127.0.0.1", 0).allows("localhost:5555")
+    lan = host_rule("192.168.1.4", 8321)
+    assert lan.allows("192.168.1.4:8321") and not lan.allows("localhost:8321") and not lan.allows("evil:8321")
+    anywhere = host_rule("0.0.0.0", 8321, ["kb.example.com", "10.0.0.7:8321"])
+    assert anywhere.allows("kb.example.com") and anywhere.allows("KB.example.com:443")  # a proxy may keep its port
+    assert anywhere.allows("10.0.0.7:8321") and not anywhere.allows("10.0.0.7:80")
+    assert anywhere.allows("localhost:8321") and not anywhere.allows("evil.example:8321")
+    assert not host_rule("0.0.0.0", 8321).allows("192.168.1.4:8321")  # a wildcard knows no name of its own
+    from kbgraph.errors import InvalidInput
+
+    for bad in ("0.0.0.0", "a b", "x:y", ""):
+        with pytest.raises(InvalidInput):
+            host_rule("0.0.0.0", 8321, [bad])
+
+
+def _serve(vault, monkeypatch, check, *args):
+    """`kbg serve ARGS` with uvicorn.run caught (nothing listens): check(app) runs where uvicorn would serve
+    it, while the command's workspace is open. Its stderr."""
+    import uvicorn
+
+    failed = []
+
+    def run(app, **kw):
+        try:
+            check(app)
+        except BaseException as exc:  # noqa: BLE001  (raised again below, outside the command)
+            failed.append(exc)
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    result = run_kbg("serve", *args, "--vault", str(vault))
+    if failed:
+        raise failed[0]
+    assert result.returncode == 0, result.stderr
+    return result.stderr
+
+
+def test_serve_answers_only_requests_addressed_to_it(vault, monkeypatch):
+    def check(app):
+        with TestClient(app) as client:  # the lifespan runs: /mcp is live
+            foreign = client.get("/search", params={"q": "harbour"}, headers={"Host": "evil.example:8321"})
+            assert foreign.status_code == 421, foreign.text
+            error = foreign.json()["error"]
+            assert error["code"] == "wrong_host" and "127.0.0.1:8321" in error["message"]
+            assert "\n" not in error["message"] and "evil.example" in error["message"]
+            for path in ("/", "/web/app.js", "/mcp/", "/openapi.json"):  # the web view and MCP as well
+                assert client.get(path, headers={"Host": "evil.example:8321"}).status_code == 421, path
+            for good in ("127.0.0.1:8321", "localhost:8321"):
+                assert _paths(client.get("/search", params={"q": "harbour"}, headers={"Host": good})), good
+            assert client.get("/", headers={"Host": "localhost:8321"}).status_code == 200
+
+    _serve(vault, monkeypatch, check, "--port", "8321")
+
+
+def test_serve_on_every_interface_answers_the_names_it_was_given(vault, monkeypatch):
+    secret = kbg(vault, "token", "create", "bob")["token"]
+    bearer = {"Authorization": f"Bearer {secret}"}
+
+    def named(app):
+        client = TestClient(app)
+        assert client.get("/index/status", headers={**bearer, "Host": "kb.example.com"}).status_code == 200
+        assert client.get("/index/status", headers={**bearer, "Host": "evil.example"}).status_code == 421
+
+    assert "note:" not in _serve(vault, monkeypatch, named, "--host", "0.0.0.0", "--allow-host", "kb.example.com")
+
+    def bare(app):
+        client = TestClient(app)
+        assert client.get("/index/status", headers={**bearer, "Host": "kb.example.com"}).status_code == 421
+        assert client.get("/index/status", headers={**bearer, "Host": "localhost:8321"}).status_code == 200
+
+    stderr = _serve(vault, monkeypatch, bare, "--host", "0.0.0.0")
+    assert "only requests addressed to localhost:8321, 127.0.0.1:8321, [::1]:8321 are answered" in stderr
+    assert "--allow-host" in stderr
+
+
+def test_each_worker_checks_the_host_too(vault, monkeypatch):
+    from kbgraph.cli import serve_worker
+
+    for name in (serve_worker.VAULT_ENV, serve_worker.HOST_ENV, serve_worker.PORT_ENV, serve_worker.ALLOW_ENV):
+        monkeypatch.setenv(name, "")  # restored after the test, whatever `kbg serve` sets
+
+    def check(app):
+        assert app == "kbgraph.cli.serve_worker:create_worker_app"
+
+    _serve(vault, monkeypatch, check, "--workers", "2", "--allow-host", "kb.lan")
+    with TestClient(serve_worker.create_worker_app()) as client:
+        assert client.get("/index/status", headers={"Host": "evil.example:8321"}).status_code == 421
+        assert client.get("/index/status", headers={"Host": "kb.lan"}).status_code == 200
+        assert client.get("/index/status", headers={"Host": "127.0.0.1:8321"}).status_code == 200

@@ -262,3 +262,81 @@ def test_facts_recorded_under_a_merged_away_name_are_the_persons(owned):
     assert merged.returncode == 0, merged.stderr
     answer = ask(root, store, "ideas for my sister's birthday")
     assert "sea swimming" in {f.text for f in answer.facts}
+
+
+REPORTS = PAGES["people/ana-lima.md"] + "- manages [[Gina Ross]]\n- manages [[Chen Wei]]\n"
+
+
+def test_a_plural_word_answers_for_each_person_it_fits_a_singular_one_abstains(owned):
+    root, store = owned
+    _write(root, {"people/ana-lima.md": REPORTS})
+    index_vault(root)
+    answer = ask(root, store, "how are my reports doing")
+    assert answer.status == "answered", answer.why
+    assert [p.person for p in answer.people] == ["Chen Wei", "Gina Ross"]  # grouped by person, in name order
+    assert [[t.relation for t in p.ties] for p in answer.people] == [["Ana Lima --manages--> Chen Wei"],
+                                                                      ["Ana Lima --manages--> Gina Ross"]]
+    chen = answer.people[0]
+    assert {f.text for f in chen.facts} == {"bouldering"}  # each person's own facts, never blended
+    assert not answer.people[1].facts
+    assert answer.tie is None and not answer.facts and not answer.passages  # no one person's answer stands for all
+    assert ask(root, store, "how are my direct reports doing").status == "answered"
+    single = ask(root, store, "how is my report doing")
+    assert single.status == "abstained" and not single.people
+    assert {c.person for c in single.candidates} == {"Chen Wei", "Gina Ross"}
+
+
+def test_a_plural_word_with_one_person_and_a_singular_word_beside_it(owned):
+    root, store = owned
+    one = ask(root, store, "what are my mentors up to")  # one mentor: the same answer as the singular
+    assert one.status == "answered" and one.tie.person == "Chen Wei"
+    assert [p.person for p in one.people] == ["Chen Wei"] and one.facts == one.people[0].facts
+    _write(root, {"people/ana-lima.md": REPORTS})
+    index_vault(root)
+    both = ask(root, store, "my reports and my manager")  # "manager" fits one person: everyone is answered
+    assert [p.person for p in both.people] == ["Ben Okafor", "Chen Wei", "Gina Ross"]
+    _write(root, {"people/ana-lima.md": REPORTS + "- reports-to [[Old Pal]]\n"})
+    index_vault(root)
+    unsure = ask(root, store, "my reports and my manager")  # "manager" now fits two: a singular word abstains
+    assert unsure.status == "abstained" and {c.person for c in unsure.candidates} == {"Ben Okafor", "Old Pal"}
+
+
+def test_every_door_gives_the_same_people_for_a_plural_word(owned):
+    import asyncio
+    import json
+
+    pytest.importorskip("fastapi")
+    pytest.importorskip("mcp.server.mcpserver")
+    from fastapi.testclient import TestClient
+    from mcp import Client
+
+    from kbgraph.api.app import create_app
+    from kbgraph.mcp import build_server
+    from kbgraph.workspace import Workspace
+
+    root, _ = owned
+    _write(root, {"people/ana-lima.md": REPORTS})
+    index_vault(root)
+    query = "how are my reports doing"
+    cli = run_kbg("recall", query, "--vault", str(root), "--json")
+    assert cli.returncode == 0, cli.stderr
+    text = run_kbg("recall", query, "--vault", str(root))
+    assert "Chen Wei  (Ana Lima --manages--> Chen Wei)" in text.stdout and "interest: bouldering" in text.stdout
+    assert "Gina Ross  (Ana Lima --manages--> Gina Ross)" in text.stdout
+    with Workspace.open(str(root)) as ws:
+        api = TestClient(create_app(ws)).get("/recall", params={"q": query}).json()
+
+        async def call():
+            async with Client(build_server(workspace=ws)) as c:
+                return await c.call_tool("recall", {"query": query})
+
+        mcp = asyncio.run(call())
+    assert "Chen Wei (Ana Lima --manages--> Chen Wei)" in mcp.content[0].text
+
+    def people(data):
+        return [(p["name"], [r["relation"] for r in p["relations"]], [f["text"] for f in p["facts"]],
+                 [(h["path"], h["line"]) for h in p["passages"]]) for p in data["people"]]
+
+    expected = people(json.loads(cli.stdout))
+    assert [p[0] for p in expected] == ["Chen Wei", "Gina Ross"]
+    assert people(api) == expected and people(mcp.structured_content) == expected

@@ -28,14 +28,20 @@ def recall_json(answer: Any) -> dict:
     def tie(t: Any) -> dict:
         return {"term": t.term, "id": t.person_id, "name": t.person, "relation": t.relation}
 
+    def facts(items: Any) -> list[dict]:
+        return [{"id": f.id, "kind": f.kind, "text": f.text, "date": f.date, "source": f.source} for f in items]
+
+    def passages(hits: Any) -> list[dict]:
+        return [{"path": h.path, "line": h.line, "heading": h.heading, "snippet": h.marked_snippet(),
+                 "score": h.score, "via": h.via, "date": h.date} for h in hits]
+
     return {
         "query": answer.query, "status": answer.status, "why": answer.why, "owner": answer.owner,
         "terms": list(answer.terms), "person": tie(answer.tie) if answer.tie else None,
         "candidates": [tie(c) for c in answer.candidates],
-        "facts": [{"id": f.id, "kind": f.kind, "text": f.text, "date": f.date, "source": f.source}
-                  for f in answer.facts],
-        "passages": [{"path": h.path, "line": h.line, "heading": h.heading, "snippet": h.marked_snippet(),
-                      "score": h.score, "via": h.via, "date": h.date} for h in answer.passages],
+        "facts": facts(answer.facts), "passages": passages(answer.passages),
+        "people": [{"id": p.person_id, "name": p.person, "relations": [tie(t) for t in p.ties],
+                    "facts": facts(p.facts), "passages": passages(p.passages)} for p in answer.people],
     }
 
 

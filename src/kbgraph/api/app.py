@@ -11,6 +11,7 @@ from fastapi import FastAPI, HTTPException
 from ..workspace import Workspace
 from . import errors
 from .errors import error_body
+from .hosts import HostRule
 from .routes import curation, documents, entities, graph, memory, relations, review, search, status
 from .tokens import request_access
 
@@ -18,10 +19,12 @@ MAX_BODY_BYTES = 1_000_000
 
 
 def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY_BYTES,
-               mcp_server: Any = None) -> FastAPI:
+               mcp_server: Any = None, hosts: HostRule | None = None) -> FastAPI:
     """The API for ws. loopback: the server listens on loopback only (then, with no tokens, callers read as
     the local user). mcp_server: an MCP server for the same vault (`MCPServer`), mounted at /mcp and served
-    to the local user only; None leaves /mcp out."""
+    to the local user only; None leaves /mcp out. hosts: the Host values answered (`kbg serve` always
+    gives its bound address's rule, api/hosts.py); None answers any, for an app behind a server that
+    checks Host itself."""
     app = FastAPI(title="kbgraph", version=_version(), lifespan=_lifespan(mcp_server), responses=errors.RESPONSES,
                   description="The HTTP API of kbgraph: the same library functions as the `kbg` CLI, the JSON "
                               "shapes of docs/json.md. Errors and auth: docs/api.md.")
@@ -34,6 +37,8 @@ def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY
     if mcp_server is not None:
         app.mount("/mcp", _local_only(mcp_server.streamable_http_app(streamable_http_path="/"), ws, loopback))
     app.add_middleware(_BodyLimit, limit=max_body)
+    if hosts is not None:
+        app.add_middleware(_HostCheck, rule=hosts)  # added last: the outermost, before the web view and /mcp too
     return app
 
 
@@ -93,6 +98,22 @@ async def _send_error(send, status: int, code: str, message: str, headers: tuple
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             *headers]})
     await send({"type": "http.response.body", "body": body})
+
+
+class _HostCheck:
+    """421 for a request whose Host is not one the server is addressed by (DNS rebinding: api/hosts.py)."""
+
+    def __init__(self, app, rule: HostRule):
+        self.app, self.rule = app, rule
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":  # lifespan; there are no websocket routes
+            return await self.app(scope, receive, send)
+        header = dict(scope["headers"]).get(b"host")
+        host = header.decode("latin-1") if header is not None else None
+        if not self.rule.allows(host):
+            return await _send_error(send, 421, "wrong_host", self.rule.refusal(host))
+        await self.app(scope, receive, send)
 
 
 class _BodyLimit:

@@ -102,6 +102,7 @@ RESPONSES: dict[int | str, dict] = {
         (404, "not_found: no such document, entity, suggestion, question, fact or loop"),
         (409, "ambiguous: a name matches several entities (`candidates`)"),
         (413, "too_large: the request body is over the limit"),
+        (421, "wrong_host: the request's Host is not an address this server answers to"),
         (422, "invalid_request: a missing, unknown or wrong-typed field"),
         (503, "busy (Retry-After) or the index or model cannot be used now"),
     )

@@ -9,14 +9,15 @@ from .common import doc_filter, doc_filter_options, json_option, open_workspace,
 
 @click.command("recall")
 @click.argument("query")
-@click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(min=1), help="Passages at most.")
+@click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(min=1), help="Passages at most (for each person).")
 @doc_filter_options
 @vault_option
 @json_option
 def recall(query, limit, types, path, date_from, date_to, tags, vault, as_json) -> None:
     """Answer a question that names no one but says "my manager", "my sister"...: the one person your
-    own current relation names, with their facts and the passages about them. Several people fit:
-    it lists them and answers for none.
+    own current relation names, with their facts and the passages about them. Several people fit
+    a singular word ("my report"): it lists them and answers for none; a plural word ("my reports")
+    answers for each of them, one after the other.
     """
     from ..context.recall import recall as run_recall
 
@@ -43,8 +44,10 @@ def _print(answer) -> None:
         for c in answer.candidates:
             out.print(f"  - {escape(c.person)}  ({escape(c.relation)})")
         return
-    out.print(f"[bold]{escape(answer.tie.person)}[/bold]  ({escape(answer.tie.relation)})")
-    for f in answer.facts:
-        out.print(f"  {escape(f.kind)}: {escape(f.text)}" + (f"  ({f.date})" if f.date else ""))
-    for h in answer.passages:
-        out.print(f"[cyan]{escape(h.path)}:{h.line}[/cyan]  ", highlight(h.snippet, h.highlights))
+    for person in answer.people:  # one, or each person a plural word ("my reports") fits
+        relations = "; ".join(t.relation for t in person.ties)
+        out.print(f"[bold]{escape(person.person)}[/bold]  ({escape(relations)})")
+        for f in person.facts:
+            out.print(f"  {escape(f.kind)}: {escape(f.text)}" + (f"  ({f.date})" if f.date else ""))
+        for h in person.passages:
+            out.print(f"  [cyan]{escape(h.path)}:{h.line}[/cyan]  ", highlight(h.snippet, h.highlights))

@@ -37,34 +37,47 @@ def mcp_server_for(ws):
               help="With --db postgresql://: connections each server process keeps at most, shared by its request"
                    " threads; a request waits for a free one (default 10). Size the server's max_connections for"
                    " workers x this.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="A further name clients address the server by (repeatable): requests whose Host is neither the"
+                   " bound address (on loopback: localhost, 127.0.0.1, [::1]) with --port nor one of these are"
+                   " refused (421). Needed with --host 0.0.0.0 or behind a proxy that keeps the Host it was sent.")
 @vault_option
-def serve(host: str, port: int, workers: int, db_connections: int | None, vault: str | None) -> None:
+def serve(host: str, port: int, workers: int, db_connections: int | None, allow_hosts: tuple[str, ...],
+          vault: str | None) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json, docs/api.md) and MCP at /mcp. On loopback with no
-    tokens, callers read as you; with tokens, each request needs `Authorization: Bearer TOKEN`."""
+    tokens, callers read as you; with tokens, each request needs `Authorization: Bearer TOKEN`. Only
+    requests addressed to the bound address (or an --allow-host name) are answered.
+    """
     require_serve_extra()
     import uvicorn
 
     from ..api.app import create_app
+    from ..api.hosts import host_rule, is_wildcard
     from ..api.tokens import check_bind, is_loopback
 
     from .serve_worker import size_pool
 
+    rule = host_rule(host, port, allow_hosts)
     with open_workspace(vault) as ws:
         check_bind(host, ws.store)
         size_pool(ws.store, db_connections)
+        if is_wildcard(host) and not allow_hosts:
+            click.echo(f"note: on {host} only requests addressed to {', '.join(rule.names())} are answered; "
+                       "give each name clients use with --allow-host NAME", err=True)
         if workers > 1:
             root = ws.root
         else:
-            app = create_app(ws, loopback=is_loopback(host), mcp_server=mcp_server_for(ws))
+            app = create_app(ws, loopback=is_loopback(host), mcp_server=mcp_server_for(ws), hosts=rule)
             click.echo(f"kbgraph API for {ws.root} on http://{host}:{port} (Ctrl-C stops)", err=True)
             uvicorn.run(app, host=host, port=port, log_level="warning")
             return
     # Several workers: the bind rule was checked (and the store migrated) here, once; each worker opens the
     # vault again in its own process (serve_worker.py), so this process keeps no connection while it waits.
-    _serve_workers(root, host, port, workers, db_connections)
+    _serve_workers(root, host, port, workers, db_connections, allow_hosts)
 
 
-def _serve_workers(root, host: str, port: int, workers: int, db_connections: int | None) -> None:
+def _serve_workers(root, host: str, port: int, workers: int, db_connections: int | None,
+                   allow_hosts: tuple[str, ...]) -> None:
     """uvicorn's supervisor: N processes accept on one socket; Ctrl-C or SIGTERM stops them all.
     SQLite works too: WAL lets the workers read beside one writer, writers wait on BEGIN IMMEDIATE's
     busy timeout, page writes on the vault's file lock, and the graph cache checks a counter in the file."""
@@ -73,9 +86,10 @@ def _serve_workers(root, host: str, port: int, workers: int, db_connections: int
     import uvicorn
 
     from .common import db_url
-    from .serve_worker import HOST_ENV, POOL_ENV, VAULT_ENV
+    from .serve_worker import ALLOW_ENV, HOST_ENV, POOL_ENV, PORT_ENV, VAULT_ENV
 
-    os.environ[VAULT_ENV], os.environ[HOST_ENV] = str(root), host
+    os.environ[VAULT_ENV], os.environ[HOST_ENV], os.environ[PORT_ENV] = str(root), host, str(port)
+    os.environ[ALLOW_ENV] = "\n".join(allow_hosts)
     if db_connections is not None:
         os.environ[POOL_ENV] = str(db_connections)
     url = db_url()

@@ -5,10 +5,14 @@ A relation is shown as read from the entity ("reports to: Ben Okafor", "manages:
 `(unconfirmed)` when it was extracted with low confidence and never accepted, or is a pending
 suggestion; `(expired 2026-01-31)` when its valid_until has passed (only when expired relations are
 asked for); `(inferred)` when graph inference derived it (only when asked for).
+
+An entity with a page says what the page is, by its title (`KEP-753 (project "Sidecar Containers"; ...)`),
+in a few words, when the reader may read the page and the title says more than the name and type do.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..access import Access
@@ -20,6 +24,10 @@ from ..store.base import DocFilter, GraphScope, Store
 ROWS_PER_DIRECTION = 200  # relations read per entity and direction; the counts are read whole
 # How relations read from the entity are ordered: who they answer to and for, what they lead, then the rest by size.
 KEY_LABELS = ("reports-to", "manages", "leads", "led-by", "member-of", "has-member", "depends-on", "part-of")
+TITLE_WORDS = 6  # a page's title is shown in this many words at most, cut ending "…"
+TITLE_CHARS = 48  # and in this many characters (a title of long words)
+_TITLE_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_NAME_SEPARATORS = " \t:;,.-–—|/()[]"
 
 
 @dataclass(frozen=True)
@@ -51,17 +59,22 @@ class EntityCard:
     groups: tuple[RelationGroup, ...]
     mentions: int
     tier: int
+    title: str | None = None  # what its page is, when that says more than the name (page_title)
+
+    def kind(self) -> str:
+        """The type, and the page's title when it adds something: `project "Sidecar Containers"`."""
+        return f'{self.type} "{self.title}"' if self.title else self.type
 
     def line(self, names: int = 2, groups: int = 3) -> str:
         """One index line: "Ana Lima (person; Engineering Manager, Platform; manages: 2; leads: Project Atlas)".
         A group lists its names when it has at most `names` of them and gives its count otherwise."""
-        parts = [self.type + "".join(f", {x}" for x in (self.role, self.team) if x)]
+        parts = [self.kind() + "".join(f", {x}" for x in (self.role, self.team) if x)]
         parts += [f"{heading(g)}: {group_text(g, names)}" for g in self.groups[:groups]]
         return f"{self.name} ({'; '.join(parts)})"
 
     def lines(self, names: int = 3) -> list[str]:
         """A slice: the who line, then one line per relation type (names, or the count and the first few)."""
-        who = ", ".join(x for x in (self.type, self.role, f"team {self.team}" if self.team else None) if x)
+        who = ", ".join(x for x in (self.kind(), self.role, f"team {self.team}" if self.team else None) if x)
         out = [f"{self.name}: {who}; mentioned {self.mentions}x"]
         out += [f"- {heading(g)}: {group_text(g, names, listing=True)}" for g in self.groups]
         return out
@@ -119,8 +132,45 @@ def entity_cards(store: Store, vocab: Vocabulary, entities: list[Entity], access
             totals = _totals(store, vocab, entity, access, None if include_expired else today)
         for label, other in (*pending.get(entity.id, ()), *inferred.get(entity.id, ())):
             found.setdefault(label, []).append(other)
-        cards[entity.id] = _card(entity, found, totals, _mentions(store, entity, access))
+        cards[entity.id] = _card(entity, found, totals, _mentions(store, entity, access),
+                                 _page_title(store, entity, access))
     return cards
+
+
+def _page_title(store: Store, entity: Entity, access: Access) -> str | None:
+    """The title of the entity's page as access may read it (a page it may not read says nothing)."""
+    if not entity.page_path:
+        return None
+    doc = store.get_document(access, path=entity.page_path)
+    return page_title(entity.name, entity.type, doc.get("title") if doc else None)
+
+
+def page_title(name: str, entity_type: str, title: str | None) -> str | None:
+    """The title as a card shows it: without a leading name ("KEP-753: Sidecar Containers" -> "Sidecar
+    Containers"), at most TITLE_WORDS words and TITLE_CHARS characters (cut at a word, ending "…"); None
+    when it says nothing the name and type do not ("Project Atlas" for Project Atlas, "ana-lima")."""
+    text = " ".join((title or "").split()).replace('"', "'")
+    known = _title_words(name)
+    if known and _title_words(text)[:len(known)] == known:  # the name leads: keep what follows it
+        text = _after_words(text, len(known)).lstrip(_NAME_SEPARATORS).strip()
+    if not set(_title_words(text)) - set(known) - set(_title_words(entity_type)):
+        return None
+    words = text.split(" ")
+    cut = " ".join(words[:TITLE_WORDS])
+    while len(cut) > TITLE_CHARS and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    cut = cut[:TITLE_CHARS]
+    return cut if cut == text else cut.rstrip(_NAME_SEPARATORS) + "…"
+
+
+def _title_words(text: str) -> list[str]:
+    return [w.casefold() for w in _TITLE_WORD.findall(text)]
+
+
+def _after_words(text: str, count: int) -> str:
+    """text after its first count words."""
+    found = list(_TITLE_WORD.finditer(text))
+    return text[found[count - 1].end():] if count else text
 
 
 def _mentions(store: Store, entity: Entity, access: Access) -> int:
@@ -131,7 +181,8 @@ def _mentions(store: Store, entity: Entity, access: Access) -> int:
     return sum(row[2] for row in store.docs_mentioning(access, [entity.id], DocFilter()) if not row[4])
 
 
-def _card(entity: Entity, found: dict[str, list[Related]], totals: dict[str, int], mentions: int) -> EntityCard:
+def _card(entity: Entity, found: dict[str, list[Related]], totals: dict[str, int], mentions: int,
+          title: str | None = None) -> EntityCard:
     team = _text(entity.attributes.get("team"))
     role = _text(entity.attributes.get("role"))
     groups = []
@@ -146,7 +197,7 @@ def _card(entity: Entity, found: dict[str, list[Related]], totals: dict[str, int
                                -g.total, g.label))
     shown_team = None if team and role and team.lower() in role.lower() else team  # "Engineering Lead, Growth"
     return EntityCard(entity.id, entity.name, entity.type, role, shown_team, tuple(groups), mentions,
-                      entity.tier)
+                      entity.tier, title)
 
 
 def _mark(row: dict, data: dict, accepted: set) -> str | None:

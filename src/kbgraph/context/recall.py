@@ -12,7 +12,9 @@ The rules, each because a wrong person is worse than no answer:
 - only direct relations between the owner and a person, stored (not inferred), current today (begun,
   not expired) and readable by the asker, in the store's query: no traversal, no person created,
   no identity merged;
-- more than one person fits: abstain and return the candidates, never blend them.
+- more than one person fits a singular word ("my report"): abstain and return the candidates, never
+  blend them; a plural word ("my reports") means every person it fits: each answered apart, grouped by
+  person, each with the relations that tie them in.
 An answer is cached with the revisions it read (relations, facts and loops, documents) and recomputed
 when any of them moves.
 """
@@ -64,11 +66,23 @@ class RoleTie:
 
 
 @dataclass(frozen=True)
+class PersonAnswer:
+    """One person's part of an answer: the relations of the owner's that name them, their facts and
+    their own passages."""
+
+    person_id: int
+    person: str
+    ties: tuple[RoleTie, ...]
+    facts: tuple[Fact, ...] = ()
+    passages: tuple[SearchHit, ...] = ()
+
+
+@dataclass(frozen=True)
 class Recall:
-    """The answer: `status` is "answered" (one person: their facts and passages), "abstained" (several
-    people fit: `candidates`), "unresolved" (a relationship word no current relation of the owner's
-    reads as) or "not-applicable" (why: the query names someone, or has no relationship word, or there
-    is no [me])."""
+    """The answer: `status` is "answered" (`people`: one person, or each person a plural word fits, apart;
+    with one person, `tie`, `facts` and `passages` are theirs), "abstained" (several people fit a singular
+    word: `candidates`), "unresolved" (a relationship word no current relation of the owner's reads as) or
+    "not-applicable" (why: the query names someone, or has no relationship word, or there is no [me])."""
 
     query: str
     status: str
@@ -79,6 +93,7 @@ class Recall:
     candidates: tuple[RoleTie, ...] = ()
     facts: tuple[Fact, ...] = ()
     passages: tuple[SearchHit, ...] = ()
+    people: tuple[PersonAnswer, ...] = ()
     revisions: tuple = field(default=(), compare=False)
 
 
@@ -127,7 +142,7 @@ def _recall(store: Store, config: Config, query: str, flt: DocFilter, limit: int
                       " by name", owner.name, revisions=revisions)
     words = query_words(query)
     every = owner_ties(store, config, owner.id, owner.name, access, day)
-    said = _said_terms(words, {tie.term for tie in every} | {t for terms in ROLE_WORDS.values() for t in terms})
+    said = _said_terms(query, {tie.term for tie in every} | {t for terms in ROLE_WORDS.values() for t in terms})
     ties = [tie for tie in every if tie.term in said]
     terms = tuple(dict.fromkeys(tie.term for tie in ties))
     asked = [term for term in said if term not in terms]
@@ -137,16 +152,45 @@ def _recall(store: Store, config: Config, query: str, flt: DocFilter, limit: int
                           f" {' or '.join(repr(t) for t in asked)}", owner.name, tuple(asked), revisions=revisions)
         return Recall(query, "not-applicable", "the query names no one and no relationship of yours", owner.name,
                       revisions=revisions)
-    people = {tie.person_id: tie for tie in ties}
+    unsure = _ambiguous(ties, said)
+    if unsure:
+        names = " and ".join(t.person for t in unsure)
+        told = ", ".join(dict.fromkeys(t.term for t in unsure))
+        return Recall(query, "abstained", f"{told} fits {names}: name the one you mean", owner.name,
+                      terms, candidates=unsure, revisions=revisions)
+    rest = _rest(query, terms)
+    people = tuple(PersonAnswer(tied[0].person_id, tied[0].person, tied,
+                                _facts(store, access, tied[0].person_id, words),
+                                _passages(store, config, rest, flt, limit, access, tied[0].person_id))
+                   for tied in _by_person(ties))
+    why = "; ".join(f"{tie.term}: {tie.relation}" for tie in ties)
     if len(people) > 1:
-        names = " and ".join(t.person for t in people.values())
-        return Recall(query, "abstained", f"{', '.join(terms)} fits {names}: name the one you mean", owner.name,
-                      terms, candidates=tuple(people.values()), revisions=revisions)
-    tie = ties[0]
-    return Recall(query, "answered", f"{tie.term}: {tie.relation}", owner.name, terms, tie,
-                  facts=_facts(store, access, tie.person_id, words),
-                  passages=_passages(store, config, _rest(query, tie.term), flt, limit, access, tie.person_id),
-                  revisions=revisions)
+        return Recall(query, "answered", why, owner.name, terms, people=people, revisions=revisions)
+    one = people[0]
+    return Recall(query, "answered", why, owner.name, terms, one.ties[0], facts=one.facts, passages=one.passages,
+                  people=people, revisions=revisions)
+
+
+def _ambiguous(ties: list[RoleTie], said: dict[str, bool]) -> tuple[RoleTie, ...]:
+    """The ties to abstain on, one per person (none: answer). With no plural word, more than one person
+    in all; with one, a singular word that fits more than one person ("my reports and my manager" when
+    two people are the owner's manager): a plural word speaks for everyone, a singular one for one."""
+    if not any(said[tie.term] for tie in ties):
+        people = {tie.person_id: tie for tie in ties}
+        return tuple(people.values()) if len(people) > 1 else ()
+    for term in dict.fromkeys(tie.term for tie in ties if not said[tie.term]):
+        people = {tie.person_id: tie for tie in ties if tie.term == term}
+        if len(people) > 1:
+            return tuple(people.values())
+    return ()
+
+
+def _by_person(ties: list[RoleTie]) -> list[tuple[RoleTie, ...]]:
+    """The ties grouped by person (each relation once), people in name order."""
+    groups: dict[int, dict[int, RoleTie]] = {}
+    for tie in ties:
+        groups.setdefault(tie.person_id, {}).setdefault(tie.relation_id, tie)
+    return sorted((tuple(g.values()) for g in groups.values()), key=lambda g: (g[0].person.lower(), g[0].person_id))
 
 
 def owner_ties(store: Store, config: Config, owner_id: int, owner_name: str, access: Access,
@@ -190,25 +234,39 @@ def relation_terms(read_type: str, reason: str | None, context: str | None) -> t
 
 def query_words(text: str) -> list[str]:
     """Lower-cased words, a possessive or a plural 's' dropped ("sister's", "reports" -> "report")."""
+    return [word for word, _ in _marked_words(text)]
+
+
+def _marked_words(text: str) -> list[tuple[str, bool]]:
+    """query_words, each with whether a plural ending was dropped ("reports", "bosses"; not "sister's")."""
     out = []
     for word in _WORD.findall(text.lower()):
         word = re.sub(r"['’]s?$", "", word)
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
+        plural = False
+        if len(word) > 4 and word.endswith("sses"):  # "bosses" -> "boss"
+            word, plural = word[:-2], True
+        elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word, plural = word[:-1], True
         if word:
-            out.append(word)
+            out.append((word, plural))
     return out
 
 
-def _said_terms(words: list[str], known: set[str]) -> list[str]:
+def _said_terms(query: str, known: set[str]) -> dict[str, bool]:
     """The known relationship terms the query says whole, after "my"/"our" (GAP words between), the
-    longest reading first: in "my skip-level manager", "manager" is part of a longer term, not said."""
+    longest reading first: in "my skip-level manager", "manager" is part of a longer term, not said.
+    Each with whether it was said in the plural anywhere ("my direct reports": its last word)."""
+    marked = _marked_words(query)
+    words = [w for w, _ in marked]
     spans = [(i, i + len(wanted), term) for term in known if (wanted := query_words(term))
              for i in range(len(words) - len(wanted) + 1)
              if words[i:i + len(wanted)] == wanted and any(w in OWNER_WORDS for w in words[max(0, i - GAP - 1):i])]
     kept = [(start, end, term) for start, end, term in spans
             if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)]
-    return list(dict.fromkeys(term for _, _, term in sorted(kept)))
+    said: dict[str, bool] = {}
+    for _, end, term in sorted(kept):
+        said[term] = said.get(term, False) or marked[end - 1][1]
+    return said
 
 
 def _facts(store: Store, access: Access, person_id: int, words: list[str]) -> tuple[Fact, ...]:
@@ -238,11 +296,11 @@ def _passages(store: Store, config: Config, query: str, flt: DocFilter, limit: i
     return tuple(hit for hit in result.hits if hit.chunk_id in theirs)[:limit]
 
 
-def _rest(query: str, term: str) -> str:
+def _rest(query: str, terms: tuple[str, ...]) -> str:
     """The query without "my"/"our" and the relationship words, which the person's notes need not
     say ("what does my manager's project depend on" -> "what does project depend on"); the query
     itself when nothing else is left."""
-    dropped = set(OWNER_WORDS) | set(query_words(term))
+    dropped = set(OWNER_WORDS) | {w for term in terms for w in query_words(term)}
     kept = [w for w in _WORD.findall(query) if not set(query_words(w)) <= dropped]
     return " ".join(kept) if any(ch.isalnum() for ch in "".join(kept)) else query
 

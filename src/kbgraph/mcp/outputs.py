@@ -47,7 +47,7 @@ OUTPUTS: dict[str, str] = {
     "mention_unlink": "entity:s path:s unlinked:b changed:b",
     "mentions_unlinked": "count:i mentions:a",
     "note": "stored:b entity:s created:b facts:a loops:a aliases:a daily_note:s questions:a warnings:a",
-    "recall": "query:s status:s why:s owner:s terms:a person:o candidates:a facts:a passages:a",
+    "recall": "query:s status:s why:s owner:s terms:a person:o candidates:a facts:a passages:a people:a",
     "relate": "source:s target:s type:s reason:s since:s valid_until:s confidence:s source_doc:s strength:i expired:b origin:s mirrored_to:s conflicts:a",
     "relations_list": "type?:s count?:i relations:a entity?:s entity_id?:i entity_type?:s inverse_relations?:a total?:o truncated?:b expired?:i",
     "resolution_confirm": "id:i outcome:s surface:s entity:s documents:a aliases:a confirmed_names?:a lookup?:s also_named?:a",

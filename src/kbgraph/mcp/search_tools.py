@@ -55,16 +55,20 @@ def register(server: MCPServer, ws: Workspace) -> None:
     def recall(query: Query, limit: Limit = 10) -> CallToolResult:
         """A question about one of the vault owner's people that names no one ("what does my manager
         care about?"): the one person the owner's own current relation names, their facts and passages.
-        When several fit it lists them and answers for none."""
+        When several fit a singular word it lists them and answers for none; a plural word ("my
+        reports") answers for each, grouped by person."""
         answer = run_recall(ws.store, ws.config, query, None, limit, access=ws.access)
         data = recall_json(answer)
         if answer.status != "answered":
             names = ", ".join(f"{c['name']} ({c['relation']})" for c in data["candidates"])
             more = f"\ncandidates: {names}; ask again with the person's name, or call entity_profile" if names else ""
             return result(f"{answer.status}: {answer.why}{more}", data)
-        facts = [f"- {f['kind']}: {f['text']}" for f in data["facts"]]
-        passages = [f"- {p['path']}:{p['line']} {p['snippet']}" for p in data["passages"]]
-        return result(lines(f"{data['person']['name']} ({data['person']['relation']})", *facts, *passages), data)
+        text = []
+        for person in data["people"]:  # one, or each person a plural word ("my reports") fits
+            text.append(f"{person['name']} ({'; '.join(t['relation'] for t in person['relations'])})")
+            text += [f"- {f['kind']}: {f['text']}" for f in person["facts"]]
+            text += [f"- {p['path']}:{p['line']} {p['snippet']}" for p in person["passages"]]
+        return result(lines(*text), data)
 
     @server.tool(annotations=READ)
     @tool_errors
