@@ -18,6 +18,8 @@ def _type_and_target(fn):
     return click.option("--type", "type_name", required=True, metavar="TYPE",
                         help="Relation type, in either direction (reports-to or manages).")(fn)
 
+# The relation as a sentence from the entity asked about (kbgraph.relations.reading), in every row format.
+_SENTENCE = ("subject", "type", "object")
 _VIEW_FIELDS = ("type", "reason", "since", "valid_until", "confidence", "source_doc", "strength", "expired")
 _ROW_COLUMNS = [("type", "Type"), ("other", "Entity"), ("reason", "Reason"), ("since", "Since"),
                 ("valid_until", "Until"), ("confidence", "Confidence"), ("source_doc", "Evidence")]
@@ -39,6 +41,7 @@ def relate(source, type_name, target, reason, source_doc, valid_until, create, s
     A second current relation where one is allowed at a time (reports-to, leads, replaces) is settled
     by its date, kept with its context, or left for `kbg graph resolve`."""
     from ..relations.edits import relate as do_relate
+    from ..relations.reading import relation_line
 
     with open_workspace(vault) as ws:
         result = do_relate(ws, source, type_name, target, reason, source_doc, valid_until, create, since, context)
@@ -49,7 +52,7 @@ def relate(source, type_name, target, reason, source_doc, valid_until, create, s
         return
     where = f" (written to {result['mirrored_to']})" if result["mirrored_to"] else " (stored in the index)"
     strength = f", observed {result['strength']}×" if result["strength"] > 1 else ""
-    print(f"{result['source']} --{result['type']}--> {result['target']}{where}{strength}")
+    print(f"{relation_line(result)}{where}{strength}")
     for conflict in result["conflicts"]:
         outcome = conflict["resolution"] or f"open: `kbg graph resolve {conflict['id']} --keep old|new|both`"
         note = f" ({conflict['note']})" if conflict["note"] else ""
@@ -65,6 +68,7 @@ def relate(source, type_name, target, reason, source_doc, valid_until, create, s
 def unrelate(source, type_name, target, vault, as_json) -> None:
     """Remove the relation SOURCE --type--> --target (and its line from the page that holds it)."""
     from ..relations.edits import unrelate as do_unrelate
+    from ..relations.reading import relation_line
 
     with open_workspace(vault) as ws:
         result = do_unrelate(ws, source, type_name, target)
@@ -74,7 +78,7 @@ def unrelate(source, type_name, target, vault, as_json) -> None:
         print_json(result)
         return
     where = f" (removed from {result['page']})" if result["page"] else ""
-    print(f"removed {result['source']} --{result['type']}--> {result['target']}{where}")
+    print(f"removed {relation_line(result)}{where}")
 
 
 @click.command("relations")
@@ -102,7 +106,7 @@ def relations(name, type_name, include_expired, as_of, limit, vault, as_json, fm
             emit_rows(rows, fmt, fields, {"type": type_name.strip().lower(), "count": len(rows)}, "relations",
                       [("source", "Source"), ("type", "Type"), ("target", "Target"), ("reason", "Reason"),
                        ("since", "Since"), ("valid_until", "Until"), ("confidence", "Confidence")],
-                      row_keys=("source", "type", "target") + _VIEW_FIELDS[1:],
+                      row_keys=(*_SENTENCE, "source", "target") + _VIEW_FIELDS[1:],
                       empty_message=f"no {type_name} relations")
             return
         entity = find_entity(ws.store, name, access=ws.access)
@@ -120,7 +124,7 @@ def relations(name, type_name, include_expired, as_of, limit, vault, as_json, fm
     total = data["total"]["relations"] + data["total"]["inverse_relations"]
     shown = f" (showing {len(rows)} of {total}; --limit 0 shows all)" if data["truncated"] else ""
     emit_rows(rows, fmt, fields, {"entity": data["entity"], "count": len(rows), "total": total}, "relations",
-              _ROW_COLUMNS, row_keys=("direction", "other", "source", "target") + _VIEW_FIELDS,
+              _ROW_COLUMNS, row_keys=("direction", "other", *_SENTENCE, "source", "target") + _VIEW_FIELDS[1:],
               title=f"Relations of {data['entity']}{shown}", empty_message=_nothing_current(data, type_name))
     if fmt == "table" and not fields:
         for item in data["unresolved"]:
@@ -149,7 +153,8 @@ def _relations_as_of(ws, entity, as_of: str, type_name: str | None, fmt: str, fi
     emit_rows(rows, fmt, fields, {"entity": data["entity"], "as_of": data["as_of"], "count": len(rows)},
               "relations", [("read_as", "Type"), ("other", "Entity"), ("reason", "Reason"),
                             ("valid_from", "From"), ("valid_until", "Until"), ("current", "Still true")],
-              row_keys=("direction", "read_as", "other", "source", "type", "target", "reason", "valid_from",
+              row_keys=("direction", "read_as", "other", "subject", "source", "type", "target", "object", "reason",
+                        "valid_from",
                         "valid_until", "current", "change"),
               title=f"Relations of {data['entity']} as of {data['as_of']}",
               empty_message=f"{data['entity']} had no {type_name or ''} relations on {data['as_of']}".replace("  ", " "))

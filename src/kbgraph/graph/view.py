@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..access import Access
 from ..errors import InvalidInput
 from ..relations.history import as_of_date
+from ..relations.reading import read_from
 from ..relations.vocabulary import Vocabulary
 from ..store.base import GraphScope, GraphStep, Store
 
@@ -102,11 +103,13 @@ def _steps_as_of(store: Store, access: Access, read: ReadPlan) -> Steps:
 
 
 def hop(vocab: Vocabulary, step: GraphStep, from_name: str) -> dict:
-    """A step as read by the one who takes it: "Ana --reports-to--> Ben", or "Ben --manages--> Ana"."""
-    rtype = vocab.types.get(step.type)
-    symmetric = bool(rtype and rtype.symmetric)
-    return {"from": from_name, "type": vocab.label(step.type, step.outgoing or symmetric), "to": step.to_name,
-            "relation_id": step.relation_id, **({"inferred": True} if step.inferred else {})}
+    """A step as read by the one who takes it: "Ana --reports-to--> Ben", or "Ben --manages--> Ana".
+    from and to are the walk's order; subject, type and object the relation's sentence (the same
+    ends unless a type has no name to read it backwards by)."""
+    source, target = (from_name, step.to_name) if step.outgoing else (step.to_name, from_name)
+    reading = read_from(vocab, step.type, source, target, step.outgoing)
+    return {"from": from_name, "type": reading.type, "to": step.to_name, "subject": reading.subject,
+            "object": reading.object, "relation_id": step.relation_id, **({"inferred": True} if step.inferred else {})}
 
 
 def all_edges(store: Store, access: Access, read: ReadPlan) -> list[tuple[int, int, int, str, bool]]:

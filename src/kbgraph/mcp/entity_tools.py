@@ -86,6 +86,7 @@ def _register_relations(server: MCPServer, ws: Workspace) -> None:
     from ..entities.lookup import find_entity
     from ..relations.edits import relate as do_relate
     from ..relations.edits import unrelate as do_unrelate
+    from ..relations.reading import relation_line
     from ..relations.records import entity_relations, relations_of_type
 
     @server.tool(annotations=READ)
@@ -104,13 +105,12 @@ def _register_relations(server: MCPServer, ws: Workspace) -> None:
             if not type_name:
                 raise InvalidInput("give `name`, or `type_name` to list every relation of a type", param="name")
             rows = relations_of_type(ws.store, vocab, type_name, include_expired, access=ws.access)
-            text = "\n".join(f"- {r['source']} --{r['type']}--> {r['target']}" for r in rows)
+            text = "\n".join(f"- {relation_line(r)}" for r in rows)
             return result(text or f"no {type_name} relations",
                           {"type": type_name.strip().lower(), "count": len(rows), "relations": rows})
         entity = find_entity(ws.store, name, access=ws.access)
         data = entity_relations(ws.store, vocab, entity, type_name, include_expired, limit=limit, access=ws.access)
-        out = [f"- {data['entity']} --{r['type']}--> {r['target']}" + _when(r) for r in data["relations"]]
-        out += [f"- {r['source']} --{r['type']}--> {data['entity']}" + _when(r) for r in data["inverse_relations"]]
+        out = [f"- {relation_line(r)}" + _when(r) for r in data["relations"] + data["inverse_relations"]]
         if not out:
             return result(f"{data['entity']} has no current relations"
                           + (f" ({data['expired']} expired: include_expired=true shows them)" if data.get("expired") else ""),
@@ -135,7 +135,7 @@ def _register_relations(server: MCPServer, ws: Workspace) -> None:
         where = f"written to {data['mirrored_to']}" if data["mirrored_to"] else "stored in the index (no page)"
         conflicts = [f"{c['kind']} conflict {c['id']} with {c['subject']} --{c['type']}-- {c['old']['other']}: "
                      f"{c['resolution'] or 'open'}" for c in data["conflicts"]]
-        return result(lines(f"{data['source']} --{data['type']}--> {data['target']} ({where}, observed "
+        return result(lines(f"{relation_line(data)} ({where}, observed "
                             f"{data['strength']}×)", *conflicts), data)
 
     @server.tool(annotations=write(destructive=True, idempotent=True))
@@ -144,7 +144,7 @@ def _register_relations(server: MCPServer, ws: Workspace) -> None:
         """End the relation source --type--> target and remove its page line (its history stays)."""
         data = do_unrelate(ws, source, type_name, target)
         where = f" (removed from {data['page']})" if data["page"] else ""
-        return result(f"removed {data['source']} --{data['type']}--> {data['target']}{where}", data)
+        return result(f"removed {relation_line(data)}{where}", data)
 
 
 def _when(row: dict) -> str:

@@ -182,8 +182,7 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
             # Removed already (a first run that was killed after ending it, or run twice): done, not refused;
             # a page that run edited is re-read if it was not (unchanged pages are skipped).
             reread_after_write(ws, set(paths.values()))
-            return {"removed": True, "already": True, "source": src.name, "type": rtype.name,
-                    "target": tgt.name, "page": None}
+            return {"removed": True, "already": True, **_stated(src, rtype.name, tgt), "page": None}
         if row is None:
             raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}",
                            hint=f"list the relations of {src.name!r} to see what exists")
@@ -204,7 +203,13 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
         # left a page that this run finds edited already, and the index must still read it again.
         reread_after_write(ws, set(paths.values()))
     page_path = ", ".join(sorted(edited)) or None
-    return {"removed": True, "source": src.name, "type": rtype.name, "target": tgt.name, "page": page_path}
+    return {"removed": True, **_stated(src, rtype.name, tgt), "page": page_path}
+
+
+def _stated(src: Entity, type_name: str, tgt: Entity) -> dict:
+    """A stored relation's ends and type, and the same as the sentence every relation JSON gives."""
+    return {"source": src.name, "type": type_name, "target": tgt.name,
+            "subject": src.name, "object": tgt.name}
 
 
 def _was_ended(store, ws: Workspace, src: Entity, type_name: str, tgt: Entity) -> bool:

@@ -53,6 +53,9 @@ def relations_as_of(store: Store, vocab: Vocabulary, entity: Entity, as_of: str,
         for version in store.relations_as_of(access, entity.id, direction, canonical, day, known_at):
             item = as_dict(version)
             item["current"] = version.change == "current"
+            # The sentence the version states, true as written: `type` here is the stored (canonical) name,
+            # so it reads from the source; read_as and other give it as the entity reads it.
+            item["subject"], item["object"] = version.source, version.target
             # As the entity reads it: "reports-to Ben" from Ana, "manages Ana" from Ben.
             item["read_as"] = vocab.label(version.type, side == "relations")
             item["other"] = version.target if side == "relations" else version.source

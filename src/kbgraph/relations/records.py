@@ -18,6 +18,7 @@ from ..errors import InvalidInput, NotFound
 from ..entities.lookup import find_entity
 from ..model import Entity, Problem
 from ..entities.names import name_key, page_link_keys
+from .reading import read_from
 from .vocabulary import RelationType, Vocabulary
 from ..store.base import Store
 
@@ -62,13 +63,16 @@ def canonical(vocab: Vocabulary, source: Entity, type_name: str, target: Entity)
 
 
 def view_row(row: dict, vocab: Vocabulary, entity_id: int, today: str) -> tuple[str, dict]:
-    """("relations" | "inverse_relations", the row as seen from entity_id)."""
+    """("relations" | "inverse_relations", the row as seen from entity_id): subject, type and object
+    state it as a sentence from that entity; `target` / `source` name the other end (kept for
+    compatibility: an inverse row's `source` is the other end, not the subject)."""
     rtype = vocab.types.get(row["type"])
     symmetric = bool(rtype and rtype.symmetric)
     outgoing = row["source_id"] == entity_id
     other = row["target"] if outgoing else row["source"]
+    reading = read_from(vocab, row["type"], row["source"], row["target"], outgoing)
     data = {
-        "type": vocab.label(row["type"], outgoing or symmetric),
+        "subject": reading.subject, "type": reading.type, "object": reading.object,
         ("target" if outgoing or symmetric else "source"): other,
         **_details(row, today),
     }
@@ -150,10 +154,10 @@ def relations_of_type(store: Store, vocab: Vocabulary, type_name: str, include_e
     for row in store.relations_of_type(access, normal.type.name):
         if not include_expired and not is_active(row, today):
             continue
-        source, target = (row["target"], row["source"]) if normal.swapped else (row["source"], row["target"])
+        reading = read_from(vocab, row["type"], row["source"], row["target"], not normal.swapped)
         out.append({
-            "source": source, "type": type_name.strip().lower() if normal.swapped else normal.type.name,
-            "target": target, **_details(row, today),
+            "subject": reading.subject, "type": reading.type, "object": reading.object,
+            "source": reading.subject, "target": reading.object, **_details(row, today),
         })
     return out
 
