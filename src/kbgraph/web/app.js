@@ -241,16 +241,19 @@ function addNode(id, name, type) {
   g.cy.add({ group: "nodes", data: { id: "e" + id, name, type, colour: ENTITY_COLOURS[type] || colourOf(type) } });
 }
 
+// The API states each hop as a sentence (subject --type--> object); the edge is drawn as it reads.
 function addEdge(step) {
   const g = kbg.graph;
-  const source = g.ids.get(step.from), target = g.ids.get(step.to);
+  const source = g.ids.get(step.subject), target = g.ids.get(step.object);
   if (!source || !target) return;
   const id = step.inferred ? `i:${source}:${step.type}:${target}` : "r" + step.relation_id;
   if (g.cy.getElementById(id).nonempty()) return;
-  const classes = [step.inferred ? "inferred" : "", g.expired.has(`${step.from}|${step.type}|${step.to}`) ? "expired" : ""];
+  const classes = [step.inferred ? "inferred" : "", g.expired.has(sentenceKey(step)) ? "expired" : ""];
   g.cy.add({ group: "edges", classes: classes.filter(Boolean).join(" "),
              data: { id, source, target, type: step.type, colour: colourOf(step.type) } });
 }
+
+const sentenceKey = (r) => `${r.subject}|${r.type}|${r.object}`;
 
 // A hop does not say whether its relation expired; the entity's relations (read from the hop's start) do.
 async function loadExpired(names) {
@@ -261,7 +264,7 @@ async function loadExpired(names) {
     try {
       const rel = await api("relations", { name, include_expired: true, limit: 0 });
       for (const r of [...rel.relations, ...rel.inverse_relations]) {
-        if (r.expired) g.expired.add(`${rel.entity}|${r.type}|${r.target || r.source}`);
+        if (r.expired) g.expired.add(sentenceKey(r));
       }
     } catch (error) { /* an ambiguous or unknown name: its hops are drawn as current */ }
   }));
