@@ -53,8 +53,7 @@ def relate(source, type_name, target, reason, source_doc, valid_until, create, s
     for conflict in result["conflicts"]:
         outcome = conflict["resolution"] or f"open: `kbg graph resolve {conflict['id']} --keep old|new|both`"
         note = f" ({conflict['note']})" if conflict["note"] else ""
-        print(f"{conflict['kind']} conflict {conflict['id']} with {conflict['subject']} --{conflict['type']}--"
-              f" {conflict['old']['other']}: {outcome}{note}")
+        print(f"{conflict['kind']} conflict {conflict['id']} with {conflict['old']['relation']}: {outcome}{note}")
 
 
 @click.command("unrelate")
