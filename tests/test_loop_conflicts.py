@@ -80,3 +80,42 @@ def test_the_cli_says_in_one_line_that_the_relation_made_a_loop_and_lists_it(ind
     assert sorted(c["kind"] for c in cycle["conflicts"]) == ["cycle", "factual"]  # and a second manager
     assert run_kbg("graph", "resolve", "1", "--keep", "both", "--vault", str(indexed_vault)).returncode == 0
     assert sorted(c["kind"] for c in kbg(indexed_vault, "graph", "conflicts")["conflicts"]) == ["cycle", "factual"]
+
+
+def test_a_merge_that_gives_a_person_a_second_manager_queues_it(indexed_vault):
+    from kbgraph.entities.merging import merge_entities
+
+    with Workspace.open(str(indexed_vault)) as ws:
+        relate(ws, "Ben Okafor", "manages", "Samuel Li", create_type="person")  # Sam Li reports to Chen Wei
+        merged = merge_entities(ws, "Samuel Li", "Sam Li")
+        assert [(c["kind"], c["status"], c["old"]["relation"], c["new"]["relation"]) for c in merged["conflicts"]] == [
+            ("factual", "open", "Sam Li --reports-to--> Chen Wei", "Sam Li --reports-to--> Ben Okafor")]
+        assert [c["id"] for c in list_conflicts(ws)] == [merged["conflicts"][0]["id"]]
+        resolve(ws, merged["conflicts"][0]["id"], "old")
+        assert _reports_to(ws, "Sam Li") == ["Chen Wei"]
+
+
+def test_the_cli_merge_says_which_conflict_it_made(indexed_vault):
+    kbg(indexed_vault, "entity", "relate", "Ben Okafor", "--type", "manages", "--target", "Samuel Li",
+        "--create", "person")
+    out = run_kbg("entity", "merge", "Samuel Li", "Sam Li", "--vault", str(indexed_vault))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1].startswith(
+        "factual conflict 1 with Sam Li --reports-to--> Chen Wei: open: `kbg graph resolve 1 --keep old|new|both`")
+    assert [c["kind"] for c in kbg(indexed_vault, "graph", "conflicts")["conflicts"]] == ["factual"]
+
+
+def test_pages_that_state_a_loop_are_queued_once_by_the_index(tmp_path):
+    vault = tmp_path / "org"
+    (vault / "people").mkdir(parents=True)
+    for name, boss in (("Ana Lima", "Ben Okafor"), ("Ben Okafor", "Cara Diaz"), ("Cara Diaz", "Ana Lima")):
+        (vault / "people" / f"{name.split()[0].lower()}.md").write_text(
+            f"---\ntype: person\nname: {name}\n---\n# {name}\n\n## Relations\n\n- reports-to [[{boss}]]\n")
+    assert run_kbg("init", str(vault)).returncode == 0
+    for _ in range(2):
+        assert run_kbg("index", "--vault", str(vault)).returncode == 0
+    (loop,) = kbg(vault, "graph", "conflicts")["conflicts"]
+    assert (loop["kind"], loop["status"]) == ("cycle", "open")
+    chain = loop["note"].split(" loops;")[0]
+    assert chain.count("--reports-to-->") == 3 and {"Ana Lima", "Ben Okafor", "Cara Diaz"} <= set(
+        chain.split(" --reports-to--> "))

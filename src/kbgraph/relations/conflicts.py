@@ -119,13 +119,17 @@ def find_loops(store: Store, access: Access, rtype: RelationType, src: Entity, t
         return []
     chain = shortest_chain(lambda node: store.relations_from(access, node, "out", rtype.name, today, None),
                            tgt.id, src.id)
-    if chain is None:
-        return []
+    return [] if chain is None else [loop_conflict(rtype, src, tgt, chain)]
+
+
+def loop_conflict(rtype: RelationType, src: Entity, tgt: Entity, chain: list[dict],
+                  new_relation_id: int | None = None) -> Conflict:
+    """src --rtype--> tgt against the chain tgt -> ... -> src it closes."""
     last = chain[-1]  # the link into src: the one keeping the new relation ends
     names = (tgt.name, *(row["target"] for row in chain))
     kind = "inverse" if len(chain) == 1 else "cycle"
-    return [Conflict(kind, src, rtype, last, Claim(last["source_id"], last["source"], relation_id=last["id"]),
-                     Claim(tgt.id, tgt.name), names)]
+    return Conflict(kind, src, rtype, last, Claim(last["source_id"], last["source"], relation_id=last["id"]),
+                    Claim(tgt.id, tgt.name, relation_id=new_relation_id), names)
 
 
 def shortest_chain(links, start: int, goal: int) -> list[dict] | None:
