@@ -60,3 +60,11 @@ def test_a_conflict_is_read_only_by_who_may_read_its_subject(store):
     assert [c["id"] for c in store.conflicts(guest)] == [unknown_subject, on_public]
     assert store.get_conflict(guest, on_private) is None
     assert [c["id"] for c in store.conflicts(LOCAL)] == [unknown_subject, on_private, on_public]
+
+
+def test_a_loop_conflict_of_either_kind_is_kept(store):
+    """A hierarchy stated both ways ('inverse') or round a loop ('cycle'): m020 / p003 widened the kinds."""
+    with store.transaction():
+        ids = [store.add_conflict(_conflict(kind=kind, old_other="Ben", new_other="Ben"), NOW)
+               for kind in ("inverse", "cycle")]
+    assert [store.get_conflict(LOCAL, i)["kind"] for i in ids] == ["inverse", "cycle"]

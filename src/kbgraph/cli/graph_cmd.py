@@ -177,7 +177,8 @@ def infer(vault, as_json, fmt, fields) -> None:
 @vault_option
 @list_options
 def conflicts(include_resolved, vault, as_json, fmt, fields) -> None:
-    """Contradictions between relations allowed one at a time (a second manager, a second lead)."""
+    """Contradictions: a second current relation where one is allowed at a time (a second manager, a second
+    lead), or a hierarchy stated both ways or round a loop (Ana reports to Ben, Ben reports to Ana)."""
     from ..relations.conflict_resolution import list_conflicts
     from .output import emit_rows, resolve_format
 

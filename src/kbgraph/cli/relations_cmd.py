@@ -53,11 +53,15 @@ def relate(source, type_name, target, reason, source_doc, valid_until, create, s
     where = f" (written to {result['mirrored_to']})" if result["mirrored_to"] else " (stored in the index)"
     strength = f", observed {result['strength']}×" if result["strength"] > 1 else ""
     print(f"{relation_line(result)}{where}{strength}")
-    for conflict in result["conflicts"]:
+    _print_conflicts(result["conflicts"])
+
+
+def _print_conflicts(conflicts: list[dict]) -> None:
+    """One line per contradiction made: with which relation, and how it ended or how to settle it."""
+    for conflict in conflicts:
         outcome = conflict["resolution"] or f"open: `kbg graph resolve {conflict['id']} --keep old|new|both`"
         note = f" ({conflict['note']})" if conflict["note"] else ""
-        print(f"{conflict['kind']} conflict {conflict['id']} with {conflict['subject']} --{conflict['type']}--"
-              f" {conflict['old']['other']}: {outcome}{note}")
+        print(f"{conflict['kind']} conflict {conflict['id']} with {conflict['old']['relation']}: {outcome}{note}")
 
 
 @click.command("unrelate")
@@ -209,3 +213,4 @@ def merge(merged, into, vault, as_json) -> None:
           f"{result['relations_moved']} relations moved, {result['duplicates_collapsed']} duplicates collapsed)")
     for dropped in result["self_relations_dropped"]:
         print(f"dropped {dropped}: it would relate {result['into']} to itself")
+    _print_conflicts(result["conflicts"])

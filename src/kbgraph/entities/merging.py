@@ -18,7 +18,8 @@ from .lookup import find_entity
 from ..model import Merge
 from ..relations.moving import move_relations
 from ..pages.files import write_lock
-from ..relations.records import now_iso
+from ..relations.records import now_iso, today_iso
+from ..relations.stated_conflicts import record_conflicts_of
 from ..store.base import Store
 from ..workspace import Workspace
 
@@ -58,12 +59,14 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
 
         index_vault(Path(ws.root), store=ws.store, only=set(edited), lock_wait=30)
     result = find_entity(store, into.name, into.type)
+    # Each had a manager, or one managed the other: the merged entity now states both, which is a conflict.
+    conflicts = record_conflicts_of(store, ws.config.vocabulary, result.id, today_iso(), now_iso())
     return {
         "merged": merged.name, "into": result.name, "type": result.type, "aliases": list(result.aliases),
         "relations_moved": len(outcome["moved"]), "duplicates_collapsed": outcome["collapsed"],
         "self_relations_dropped": [f"{r['source']} --{r['type']}--> {r['target']}"
                                    for r in outcome["self_loops_dropped"]],
-        "pages_edited": sorted(edited),
+        "pages_edited": sorted(edited), "conflicts": conflicts,
     }
 
 
@@ -108,7 +111,7 @@ def _finish_recorded(ws: Workspace, merge: Merge) -> dict:
     result = find_entity(ws.store, merge.into_name, merge.into_type)
     return {"merged": merge.from_name, "into": result.name, "type": result.type, "aliases": list(result.aliases),
             "relations_moved": 0, "duplicates_collapsed": 0, "self_relations_dropped": [], "pages_edited": [],
-            "already": True}
+            "conflicts": [], "already": True}
 
 
 def unmerge_entity(ws: Workspace, merged_name: str) -> dict:

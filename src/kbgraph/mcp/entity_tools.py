@@ -133,7 +133,7 @@ def _register_relations(server: MCPServer, ws: Workspace) -> None:
         time (reports-to, leads) is settled by date, kept with its context, or recorded as a conflict."""
         data = do_relate(ws, source, type_name, target, reason, source_doc, valid_until, create, since, context)
         where = f"written to {data['mirrored_to']}" if data["mirrored_to"] else "stored in the index (no page)"
-        conflicts = [f"{c['kind']} conflict {c['id']} with {c['subject']} --{c['type']}-- {c['old']['other']}: "
+        conflicts = [f"{c['kind']} conflict {c['id']} with {c['old']['relation']}: "
                      f"{c['resolution'] or 'open'}" for c in data["conflicts"]]
         return result(lines(f"{relation_line(data)} ({where}, observed "
                             f"{data['strength']}×)", *conflicts), data)

@@ -93,13 +93,14 @@ def _register_conflicts(server: MCPServer, ws: Workspace) -> None:
     @server.tool(annotations=READ)
     @tool_errors
     def conflicts(include_resolved: bool = False) -> CallToolResult:
-        """Contradictions between relations allowed one at a time (a second manager, a second lead); the open
+        """Contradictions between relations allowed one at a time (a second manager, a second lead), and
+        hierarchies stated both ways or round a loop (Ana reports to Ben, Ben reports to Ana); the open
         ones wait for the user to say which holds."""
         rows = list_conflicts(ws, include_resolved)
         data = {"count": len(rows), "conflicts": rows}
         if not rows:
             return result("no conflicts" if include_resolved else "no open conflicts", data)
-        out = [f"#{c['id']} {c['subject']} --{c['type']}--> {c['old']['other']} (old) vs {c['new']['other']} (new), "
+        out = [f"#{c['id']} {c['old']['relation']} (old) vs {c['new']['relation']} (new), "
                f"{c['kind']}, {c['status']}: {c['resolution'] or c['note'] or ''}" for c in rows]
         nxt = ("next: resolve_conflict with an id and keep old, new or both (ask the user: never guess)"
                if any(c["status"] == "open" for c in rows) else None)

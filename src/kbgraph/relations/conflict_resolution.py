@@ -9,7 +9,7 @@ import datetime as dt
 from ..access import LOCAL
 from ..errors import InvalidInput, NotFound
 from ..workspace import Workspace
-from .conflicts import view
+from .conflicts import LOOP_KINDS, sentences, view
 from .edits import relate_entities
 from .records import now_iso, today_iso
 
@@ -17,7 +17,8 @@ KEEP = ("old", "new", "both")
 
 
 def list_conflicts(ws: Workspace, include_resolved: bool = False) -> list[dict]:
-    return [view(row) for row in ws.store.conflicts(ws.access, None if include_resolved else "open")]
+    vocab = ws.config.vocabulary
+    return [view(row, vocab) for row in ws.store.conflicts(ws.access, None if include_resolved else "open")]
 
 
 def resolve(ws: Workspace, conflict_id: int, keep: str) -> dict:
@@ -45,7 +46,10 @@ def resolve(ws: Workspace, conflict_id: int, keep: str) -> dict:
                             store.get_entity(LOCAL, ended["target_id"]), None, None, yesterday, True,
                             ended["confidence"], check_conflicts=False)
         kept, dropped = (row["old_other"], row["new_other"]) if keep == "old" else (row["new_other"], row["old_other"])
+        if row["kind"] in LOOP_KINDS:  # both sides name the same people: say which relation
+            old, new = sentences(row, ws.config.vocabulary)
+            kept, dropped = (old, new) if keep == "old" else (new, old)
         resolution = f"kept {kept}; {dropped} true until {yesterday}"
     with store.transaction():
         store.resolve_conflict(conflict_id, resolution, now_iso())
-    return view(store.get_conflict(ws.access, conflict_id) or row)
+    return view(store.get_conflict(ws.access, conflict_id) or row, ws.config.vocabulary)

@@ -17,7 +17,7 @@ from ..model import Entity
 from ..ingest.pipeline import reread_after_write
 from ..pages.files import create_entity_page, edit_page, write_lock
 from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
-from .conflicts import Conflict, find_conflicts, record
+from .conflicts import LOOP_KINDS, Conflict, find_conflicts, find_loops, loop_note, record
 from .records import (canonical, display_line_type, line_matcher, now_iso, parse_valid_until, stamp_after, today_iso,
                       view_row)
 from ..store.base import Store
@@ -68,8 +68,10 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
         context = context if context is not None else existing["context"]
     today = today_iso()
     dated = since or (evidence.get("date") or "")[:10] or None if evidence else since
-    found = (find_conflicts(store, ws.access, rtype, src, tgt, dated, context, today)
-             if check_conflicts and (until is None or until >= today) else [])
+    current = check_conflicts and (until is None or until >= today)
+    found = find_conflicts(store, ws.access, rtype, src, tgt, dated, context, today) if current else []
+    found += [loop for loop in (find_loops(store, ws.access, rtype, src, tgt, today) if current else [])
+              if existing is None or not store.open_conflict_between(loop.old.relation_id or 0, existing["id"])]
     for conflict in found:  # an earlier-dated new relation is history at once: it ended when the other began
         if conflict.kind == "temporal" and not conflict.new_wins:
             until = min(until or "9999-12-31", conflict.loser_until())
@@ -135,6 +137,8 @@ def write_page_line(ws: Workspace, page_path: str, mirror: Entity, rtype, src: E
 def _settle(ws: Workspace, conflict: Conflict, new_row: dict) -> dict:
     """Apply a conflict's rule once the new relation is written, and record what was done."""
     now = now_iso()
+    if conflict.kind in LOOP_KINDS:  # stored as asserted; which side is wrong is the user's to say
+        return record(ws.store, conflict, new_row["id"], "open", None, loop_note(conflict), now)
     if conflict.kind == "contextual":
         return record(ws.store, conflict, new_row["id"], "resolved", "both kept, each in its context", None, now)
     if conflict.kind == "factual":

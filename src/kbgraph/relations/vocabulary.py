@@ -25,6 +25,9 @@ class RelationType:
     # One at a time: "source" (a person reports to one manager), "target" (a project has one lead);
     # a second current relation on that end is a contradiction (kbgraph.relations.conflicts).
     functional: str | None = None
+    # A hierarchy (reports-to, part-of): a chain of it never comes back to where it began, so the type
+    # stated both ways (Ana reports to Ben, Ben reports to Ana) or round a loop is a contradiction.
+    hierarchical: bool = False
 
     def allows(self, source_type: str, target_type: str) -> bool:
         return any(s in (ANY, source_type) and t in (ANY, target_type) for s, t in self.pairs)
@@ -33,8 +36,9 @@ class RelationType:
         return ", ".join(f"{'any' if s == ANY else s} → {'any' if t == ANY else t}" for s, t in self.pairs)
 
 
-def _t(name, inverse, pairs, symmetric=False, requires_reason=False, functional=None) -> RelationType:
-    return RelationType(name, inverse, tuple(pairs), symmetric, requires_reason, functional)
+def _t(name, inverse, pairs, symmetric=False, requires_reason=False, functional=None,
+       hierarchical=False) -> RelationType:
+    return RelationType(name, inverse, tuple(pairs), symmetric, requires_reason, functional, hierarchical)
 
 
 _PP = [("person", "person")]
@@ -44,7 +48,7 @@ _WORK = [("project", "project"), ("project", "technology"), ("technology", "tech
          ("technology", "project"), ("team", "project"), ("team", "technology")]
 
 SEED_TYPES = (
-    _t("reports-to", "manages", _PP, functional="source"),
+    _t("reports-to", "manages", _PP, functional="source", hierarchical=True),
     _t("collaborates-with", None, _PP, symmetric=True),
     _t("mentors", "mentored-by", _PP),
     _t("delegates-to", "delegated-from", _PP),
@@ -59,7 +63,7 @@ SEED_TYPES = (
     _t("uses", "used-by", _ANY),
     _t("replaces", "replaced-by", _ANY, functional="target"),
     _t("works-with", None, _ANY, symmetric=True),
-    _t("part-of", "has-part", _ANY),
+    _t("part-of", "has-part", _ANY, hierarchical=True),
     _t("informs", "informed-by", _ANY),
     _t("evaluates", "evaluated-by", _ANY),
     _t("superseded-by", "supersedes", _ANY),
@@ -74,9 +78,10 @@ def _with_pairs(rtype: RelationType, spec: object) -> RelationType:
     """A seed type with the pairs a [relations.types.NAME] table adds (its name, inverse and symmetry
     stay: other notes and kbgraph itself rely on them)."""
     where = f"kbgraph.toml: [relations.types.{rtype.name}]"
-    if not isinstance(spec, dict) or set(spec) - {"source", "target", "functional"} or not spec:
+    if not isinstance(spec, dict) or set(spec) - {"source", "target", "functional", "hierarchical"} or not spec:
         raise ConfigError(f"{where}: {rtype.name!r} is built in; its table may only add pairs"
-                          " (source = [...], target = [...]) or say which end is one at a time (functional)")
+                          " (source = [...], target = [...]), say which end is one at a time (functional)"
+                          " or whether it is a hierarchy (hierarchical)")
     pairs = []
     for key in ("source", "target"):
         value = spec.get(key, [ANY])
@@ -85,8 +90,10 @@ def _with_pairs(rtype: RelationType, spec: object) -> RelationType:
     pairs = ([(a, b) for a in spec.get("source", [ANY]) for b in spec.get("target", [ANY])]
              if "source" in spec or "target" in spec else [])
     functional = _functional(spec["functional"], rtype.name) if "functional" in spec else rtype.functional
+    hierarchical = (_hierarchical(spec["hierarchical"], rtype.name, rtype.symmetric) if "hierarchical" in spec
+                    else rtype.hierarchical)
     return RelationType(rtype.name, rtype.inverse, tuple(dict.fromkeys(rtype.pairs + tuple(pairs))),
-                        rtype.symmetric, rtype.requires_reason, functional)
+                        rtype.symmetric, rtype.requires_reason, functional, hierarchical)
 
 
 def _functional(value: object, name: str) -> str | None:
@@ -96,6 +103,15 @@ def _functional(value: object, name: str) -> str | None:
         raise ConfigError(f"kbgraph.toml: relations.types.{name}.functional must be \"source\", \"target\""
                           f" or false, not {value!r}")
     return str(value)
+
+
+def _hierarchical(value: object, name: str, symmetric: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"kbgraph.toml: relations.types.{name}.hierarchical must be true or false, not {value!r}")
+    if value and symmetric:
+        raise ConfigError(f"kbgraph.toml: relations.types.{name} is symmetric, so it cannot be hierarchical"
+                          " (a symmetric relation always holds both ways)")
+    return value
 
 
 def _behaving_like(rtype: RelationType, like: dict[str, str]) -> RelationType:
@@ -114,7 +130,7 @@ def _behaving_like(rtype: RelationType, like: dict[str, str]) -> RelationType:
             if (builtin_a, builtin_b) in rtype.pairs:
                 pairs.append((custom_a, custom_b))
     return RelationType(rtype.name, rtype.inverse, tuple(dict.fromkeys(pairs)), rtype.symmetric,
-                        rtype.requires_reason, rtype.functional)
+                        rtype.requires_reason, rtype.functional, rtype.hierarchical)
 
 
 @dataclass(frozen=True)
@@ -168,7 +184,8 @@ class Vocabulary:
                     raise ConfigError(f"kbgraph.toml: relations.types.{name}.{key} must be a list of entity types")
             pairs = [(s, t) for s in sources for t in targets]
             types.append(_t(name, None if symmetric else inverse, pairs, symmetric, bool(spec.get("requires_reason")),
-                            _functional(spec.get("functional"), name)))
+                            _functional(spec.get("functional"), name),
+                            _hierarchical(spec.get("hierarchical", False), name, symmetric)))
             known |= {name, inverse}
         if like:
             types = [_behaving_like(t, like) for t in types]

@@ -636,4 +636,17 @@ def p002_text_words(db) -> None:
     db.execute_script(P002_TEXT_WORDS)
 
 
-MIGRATIONS = (p001_schema, p002_text_words)
+# A hierarchical type stated both ways ('inverse') or round a longer loop ('cycle') is a contradiction too
+# (SQLite m020).
+P003_LOOP_CONFLICTS = """
+ALTER TABLE relation_conflicts DROP CONSTRAINT relation_conflicts_kind_check;
+ALTER TABLE relation_conflicts ADD CONSTRAINT relation_conflicts_kind_check
+    CHECK (kind IN ('temporal', 'contextual', 'factual', 'inverse', 'cycle'));
+"""
+
+
+def p003_loop_conflicts(db) -> None:
+    db.execute_script(P003_LOOP_CONFLICTS)
+
+
+MIGRATIONS = (p001_schema, p002_text_words, p003_loop_conflicts)

@@ -779,12 +779,45 @@ def m019_api_tokens(db: sqlite3.Connection) -> None:
     )
 
 
+def m020_loop_conflicts(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        -- A hierarchical type (reports-to, part-of) stated both ways ('inverse') or round a longer loop
+        -- ('cycle') is a contradiction too. SQLite cannot widen a CHECK in place: the table is rebuilt,
+        -- its rows and ids kept.
+        CREATE TABLE relation_conflicts_new (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('temporal', 'contextual', 'factual', 'inverse', 'cycle')),
+            type TEXT NOT NULL,
+            subject_key TEXT NOT NULL,
+            subject_name TEXT NOT NULL,
+            old_relation_id INTEGER,
+            old_other TEXT NOT NULL,
+            new_relation_id INTEGER,
+            new_other TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+            resolution TEXT,
+            note TEXT,
+            created_at TEXT NOT NULL,
+            resolved_at TEXT
+        ) STRICT;
+        INSERT INTO relation_conflicts_new SELECT id, kind, type, subject_key, subject_name, old_relation_id,
+            old_other, new_relation_id, new_other, status, resolution, note, created_at, resolved_at
+            FROM relation_conflicts;
+        DROP TABLE relation_conflicts;
+        ALTER TABLE relation_conflicts_new RENAME TO relation_conflicts;
+        CREATE INDEX relation_conflicts_status ON relation_conflicts (status);
+        """,
+    )
+
+
 MIGRATIONS = [
     m001_documents_chunks, m002_entities_mentions, m003_relations, m004_merges_and_entity_pages,
     m005_relation_indexes, m006_relation_line_sources, m007_suggestions, m008_suggestions_of_new_entities,
     m009_resolution, m010_doc_relations, m011_chunk_vectors, m012_loose_name_keys,
     m013_doc_fts, m014_vector_prints, m015_governance_and_relation_history, m016_relation_generation,
-    m017_facts_and_loops, m018_relation_line_time, m019_api_tokens,
+    m017_facts_and_loops, m018_relation_line_time, m019_api_tokens, m020_loop_conflicts,
 ]
 
 
