@@ -119,6 +119,8 @@ def test_page_relation_lines_and_claims_read_back_in_order(store):
         (4, "Ben", "section", None)]
     assert (got[2]["doc_id"], got[2]["path"], got[2]["reason"], got[2]["valid_from"], got[2]["context"]) == (
         doc_id, "people/ana.md", "pairing", "2026-01-01", "ops")
+    # The page's own date, from which a line with no `(since …)` starts.
+    assert {r["doc_date"] for r in got} == {"2026-01-15"}
     with store.transaction():
         store.add_asserted_entity("person", "Zed", "2026-01-01T00:00:00+00:00")
         store.add_asserted_entity("person", "Zed", "2026-02-01T00:00:00+00:00")  # once only

@@ -88,6 +88,9 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
             # Stated on the other end's page (its frontmatter): the change goes there, or the next index undoes it.
             mirror, other, page_path = other, mirror, other.page_path
         if page_path and safe_target(other.name):
+            if since is None and existing is None and (store.get_document(LOCAL, path=page_path) or {}).get("date"):
+                # A line without a date starts on its dated page's date; asserted now, it starts today.
+                since = today
             write_page_line(ws, page_path, mirror, rtype, src, tgt, reason, until, since, context)
             origin, origin_doc_id = "page", store.get_document(LOCAL, path=page_path)["id"]
         with store.transaction():

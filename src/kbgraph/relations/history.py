@@ -49,9 +49,14 @@ def relations_as_of(store: Store, vocab: Vocabulary, entity: Entity, as_of: str,
                            + (f" (the first: {first[:10]})" if first else " (there are none yet)"), param="as_of")
     canonical = vocab.normalise(type_name).type.name if type_name else None
     out: dict = {"entity": entity.name, "entity_id": entity.id, "as_of": day, "relations": [], "inverse_relations": []}
+    first_seen: dict[int, str] = {}  # a version with no stated start began when kbgraph first recorded it
+    for old in store.relation_history(access, entity.id):
+        first_seen[old.relation_id] = min(old.recorded_at, first_seen.get(old.relation_id, old.recorded_at))
     for direction, side in (("out", "relations"), ("in", "inverse_relations")):
         for version in store.relations_as_of(access, entity.id, direction, canonical, day, known_at):
             item = as_dict(version)
+            if item["valid_from"] is None:  # what the as-of filter took as its start, shown as From
+                item["valid_from"] = min(version.recorded_at, first_seen.get(version.relation_id, version.recorded_at))[:10]
             item["current"] = version.change == "current"
             # The sentence the version states, true as written: `type` here is the stored (canonical) name,
             # so it reads from the source; read_as and other give it as the entity reads it.

@@ -209,8 +209,8 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
     # relation whose `(until …)` line is gone is current again (its ended version stays in history).
     for options in desired.values():
         options.sort(key=lambda f: f["from_frontmatter"])
-    desired = {key: next((f for f in options if key in existing and f["origin_doc_id"] == existing[key]["origin_doc_id"]),
-                         options[0])
+    desired = {key: _dated(next((f for f in options if key in existing
+                                 and f["origin_doc_id"] == existing[key]["origin_doc_id"]), options[0]), options)
                for key, options in desired.items()}
     for key, row in existing.items():
         if key not in desired:
@@ -257,7 +257,20 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
         "context": line["context"], "origin": "page",
         "origin_doc_id": line["doc_id"], "source_doc_id": line["doc_id"], "confidence": "manual",
         "from_frontmatter": (line["source"] or "").startswith("frontmatter:"),
+        "doc_date": line.get("doc_date"),
     }
+
+
+def _dated(chosen: dict, options: list[dict]) -> dict:
+    """The chosen line's relation, starting when the notes say it did: the `(since DATE)` the user wrote,
+    else the earliest date of the notes that state it (a page's frontmatter date or dated path). With
+    neither it stays open (None): it reads as starting on the day kbgraph first recorded it (created_at),
+    which an index keeps, where a date stamped here would be each run's."""
+    fields = {k: v for k, v in chosen.items() if k != "doc_date"}
+    if fields["valid_from"] is None:
+        dates = [f["doc_date"][:10] for f in options if f.get("doc_date")]
+        fields["valid_from"] = min(dates, default=None)
+    return fields
 
 
 _UNRESOLVED = "relation target not found: "

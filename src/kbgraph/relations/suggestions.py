@@ -67,8 +67,13 @@ def accept(ws: Workspace, suggestion_id: int) -> dict:
         evidence = store.suggestion_evidence(successor)
     evidence = _readable_evidence(store, ws.access, evidence)
     # The note may have changed or gone since the suggestion was made: keep only evidence still on disk.
-    docs = (store.get_document(ws.access, doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
-    doc = next((d for d in docs if d is not None and (ws.root / d["path"]).is_file()), None)
+    docs = [d for d in (store.get_document(ws.access, doc_id=e["doc_id"]) for e in evidence if e["doc_id"] is not None)
+            if d is not None]
+    doc = next((d for d in docs if (ws.root / d["path"]).is_file()), None)
+    # It was true when the notes said it: from the earliest dated note that states it, not the day of review.
+    # A start the relation has already (one the user wrote) is kept.
+    since = None if _start_known(ws, suggestion, source, target) else min(
+        (d["date"][:10] for d in docs if d.get("date")), default=None)
     relation = _related_already(ws, suggestion, source, target) if redo else None
     if relation is not None:  # a first run killed after writing it may not have re-read the page it wrote
         from ..ingest.pipeline import reread_after_write
@@ -76,7 +81,7 @@ def accept(ws: Workspace, suggestion_id: int) -> dict:
         reread_after_write(ws, {page for page in (source.page_path, target.page_path) if page})
     if relation is None:
         relation = relate_entities(ws, source, suggestion["type"], target, None, doc, None, False,
-                                   suggestion["confidence"])
+                                   suggestion["confidence"], since=since)
     if successor is not None:
         with store.transaction():
             store.decide_suggestion(successor, "accepted", now_iso())
@@ -128,6 +133,14 @@ def _related_already(ws: Workspace, suggestion: dict, source, target) -> dict | 
     _, data = view_row(row, vocab, src.id, today_iso())
     return {"source": src.name, "target": tgt.name, **data, "origin": row["origin"],
             "mirrored_to": row["origin_doc"] if row["origin"] == "page" else None, "conflicts": []}
+
+
+def _start_known(ws: Workspace, suggestion: dict, source, target) -> bool:
+    from .records import canonical
+
+    rtype, src, tgt = canonical(ws.config.vocabulary, source, suggestion["type"], target)
+    row = ws.store.get_relation(src.id, tgt.id, rtype.name)
+    return row is not None and row["valid_from"] is not None
 
 
 def reject(ws: Workspace, suggestion_id: int) -> dict:

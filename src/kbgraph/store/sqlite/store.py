@@ -873,11 +873,11 @@ class CoreQueries:
     def page_relation_lines(self) -> list[dict]:
         rows = self.db.execute(
             "SELECT l.doc_id, d.path, l.line, l.type, l.target, l.reason, l.valid_until, l.problem, l.source,"
-            " l.valid_from, l.context"
+            " l.valid_from, l.context, d.date"
             " FROM page_relation_lines l JOIN documents d ON d.id = l.doc_id ORDER BY d.path, l.line, l.ordinal"
         )
         keys = ("doc_id", "path", "line", "type", "target", "reason", "valid_until", "problem", "source",
-                "valid_from", "context")
+                "valid_from", "context", "doc_date")
         return [dict(zip(keys, r)) for r in rows]
 
     def page_entity_ids(self) -> dict[int, tuple[int, str, str]]:
