@@ -24,7 +24,8 @@ def test_upgrading_an_index_keeps_its_page_relation_lines(tmp_path, monkeypatch)
     upgraded = SqliteStore.open(path)
     assert upgraded.page_relation_lines() == [{
         "doc_id": 1, "path": "people/a.md", "line": 7, "type": "reports-to", "target": "B", "reason": None,
-        "valid_until": None, "problem": None, "source": "section", "valid_from": None, "context": None}]
+        "valid_until": None, "problem": None, "source": "section", "valid_from": None, "context": None,
+        "doc_date": None}]
     names = [r[0] for r in upgraded.db.execute("SELECT name FROM migrations ORDER BY id")]
     assert names == [m.__name__ for m in migrations.MIGRATIONS]
     upgraded.close()
