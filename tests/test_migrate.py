@@ -111,3 +111,47 @@ def test_a_url_of_another_kind_or_an_unreachable_server_is_one_line(indexed_vaul
         done = run_kbg("migrate-to", url, "--vault", str(indexed_vault))
         assert done.returncode != 0 and words in done.stderr and "hunter2" not in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def _tables(url):
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
+
+
+def test_an_answered_question_and_an_unmerge_move(indexed_vault, empty_db):
+    # The target's own index asked 'Dan' with features of its own, and merged 'Arjoon Mehta' again: the
+    # check refused both copies ("differs in decisions", "entities, merges, decisions").
+    kbg(indexed_vault, "resolve", "confirm", "2")
+    kbg(indexed_vault, "entity", "unmerge", "Arjoon Mehta")
+    before = _export(indexed_vault)
+    assert kbg(indexed_vault, "migrate-to", empty_db)["verified"]
+    assert _export(indexed_vault, "--db", empty_db) == before
+
+
+def test_a_failed_check_leaves_the_database_as_it_was(indexed_vault, empty_db, monkeypatch):
+    import psycopg
+
+    from kbgraph import migrate
+    from kbgraph.errors import StoreError
+    from kbgraph.workspace import Workspace
+
+    with psycopg.connect(empty_db, autocommit=True) as conn:  # the user's own table stays
+        conn.execute("CREATE TABLE notes_of_mine (id int)")
+    tables = _tables(empty_db)
+    real = migrate.export_data
+    calls = []
+
+    def differs(store, symmetric=frozenset()):
+        calls.append(store)
+        data = real(store, symmetric)
+        return {**data, "facts": [{"made": "up"}]} if len(calls) == 2 else data
+
+    monkeypatch.setattr(migrate, "export_data", differs)
+    with Workspace.open(str(indexed_vault)) as ws, pytest.raises(StoreError, match="differs from the index in facts"):
+        migrate.migrate_to(ws, empty_db)
+    assert _tables(empty_db) == tables == {"notes_of_mine"}
+    monkeypatch.undo()
+    assert kbg(indexed_vault, "migrate-to", empty_db)["verified"]
+    assert "notes_of_mine" in _tables(empty_db)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from .access import LOCAL
 from .errors import InvalidInput, StoreError
 from .portable import export_data, import_data
-from .store import open_store
+from .store import drop_added, open_store, server_objects
 from .workspace import Workspace
 
 VECTOR_PAGE = 2000
@@ -21,7 +22,17 @@ _RUN_TIMES = {"exported_at", "created_at", "updated_at", "recorded_at", "superse
 
 
 def migrate_to(ws: Workspace, url: str) -> dict:
-    """Copy ws's index into the empty store at url; returns what was copied and that it was verified."""
+    """Copy ws's index into the empty store at url; returns what was copied and that it was verified.
+    A failure at any step, the check included, leaves the database with what it held before."""
+    before = server_objects(url)
+    try:
+        return _migrate_to(ws, url)
+    except BaseException:
+        drop_added(url, before)  # the schema the store made at open: it is not the copy's transaction's to undo
+        raise
+
+
+def _migrate_to(ws: Workspace, url: str) -> dict:
     target = open_store(ws.root, db=url)
     where = re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)  # never echo a password
     try:
@@ -36,7 +47,15 @@ def migrate_to(ws: Workspace, url: str) -> dict:
             tokens = ws.store.token_rows()
             for row in tokens:
                 target.add_token_row(row)
+            # The decision log first, as the source holds it: the target's index then decides as the
+            # source's would now (a pair the user unmerged or rejected is not merged again, an answered
+            # question is not asked again), not as a first index of the notes would.
+            decisions = ws.store.decisions(LOCAL)
+            target.replace_decisions(decisions)
             counts = import_data(Workspace(ws.root, ws.config, target, ws.access), data)
+            # And last, exactly the source's: a question the target's index asked too carries the features it
+            # measured then, which need not be the ones the user answered.
+            target.replace_decisions(decisions)
             moved = export_data(target, symmetric)
             different = [key for key in data if key not in _RUN_TIMES and without_run_times(data[key]) != without_run_times(moved.get(key))]
             if different:
