@@ -47,6 +47,9 @@ demo: $(VENV)/.installed
 	@echo
 	@echo "== kbg person timeline 'Arjun Mehta'   (the cutover review spells him 'Arjoon Mehta': linked)"
 	$(KBG) person timeline "Arjun Mehta" --vault $(DEMO_VAULT)
+	@echo
+	@echo "kbg is in $(VENV)/bin: 'source $(VENV)/bin/activate' puts it on PATH for the README's tour;"
+	@echo "'uv tool install .' or 'pipx install .' installs it for every shell."
 
 bench: $(VENV)/.installed
 	$(PY) bench/index_speed.py

@@ -15,6 +15,9 @@ from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "examples" / "vault"
+# What a vault folder holds besides the user's notes. `make demo` indexes examples/vault in place, so the
+# repository's copy may carry an index (with vectors) that no test may start from.
+VAULT_STATE = (".kbgraph",)
 
 # The suite indexes with the deterministic fake embedder (milliseconds, no model files); tests of the
 # real model ask for it by name. KBG_EMBEDDER overrides kbgraph.toml's [search] embedder for users too.
@@ -42,12 +45,51 @@ settings.register_profile("kbgraph", deadline=None)
 settings.load_profile("kbgraph")
 
 
+def _working_tree_state() -> tuple[list[tuple[str, int, int]], list[str]] | None:
+    """Every file under examples/ (ignored ones too: an index there is ignored by git) with its size and
+    mtime, and the repository's new untracked files; None where the repository is not a git checkout."""
+    files = sorted((str(p.relative_to(REPO)), p.stat().st_size, p.stat().st_mtime_ns)
+                   for p in (REPO / "examples").rglob("*") if p.is_file())
+    try:
+        done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=REPO,
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return files, sorted(line[3:] for line in done.stdout.splitlines() if line.startswith("??"))
+
+
+def pytest_sessionstart(session) -> None:
+    # Once per run, in the process that owns the run (not in each xdist worker).
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_TREE_KEY] = _working_tree_state()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """Tests never write into the repository's working tree: a run that did fails, naming what changed."""
+    before = session.config.stash.get(_TREE_KEY, None)
+    if before is None:
+        return
+    after = _working_tree_state()
+    if after is not None and after != before:
+        changed = sorted(set(before[0]) ^ set(after[0])) + sorted(set(before[1]) ^ set(after[1]))
+        names = sorted({item[0] if isinstance(item, tuple) else item for item in changed})
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line(
+            "the tests changed the repository's working tree (tests write only under tmp_path): "
+            + ", ".join(names[:10]), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_TREE_KEY = pytest.StashKey[object]()
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     """A fresh copy of examples/vault (without any index) to index and modify."""
-    target = tmp_path / "vault"
-    shutil.copytree(SAMPLE_VAULT, target, ignore=shutil.ignore_patterns(".kbgraph"))
-    return target
+    return copy_sample(tmp_path / "vault")
 
 
 @pytest.fixture(scope="session")
@@ -60,8 +102,7 @@ def indexed_sample(tmp_path_factory) -> Path:
     """
     import json
 
-    root = tmp_path_factory.mktemp("sample") / "vault"
-    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".kbgraph"))
+    root = copy_sample(tmp_path_factory.mktemp("sample") / "vault")
     result = run_kbg("index", "--vault", str(root), "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -76,8 +117,7 @@ def indexed_sample_unmapped(tmp_path_factory) -> Path:
     """The sample vault with the default frontmatter relations turned off, indexed once: for tests of
     relating, unrelating and suggestions that count relations one by one, where `reports_to:` and
     `team:` keys turning into relations of their own would only be noise."""
-    root = tmp_path_factory.mktemp("unmapped") / "vault"
-    shutil.copytree(SAMPLE_VAULT, root, ignore=shutil.ignore_patterns(".kbgraph"))
+    root = copy_sample(tmp_path_factory.mktemp("unmapped") / "vault")
     with open(root / "kbgraph.toml", "a", encoding="utf-8") as handle:
         handle.write("\n[relations.frontmatter]\ndefaults = false\n")
     result = run_kbg("index", "--vault", str(root), "--json")
@@ -103,8 +143,18 @@ def _index_digest(root: Path) -> tuple[dict[str, str], str]:
     return tree_digest(root), rows
 
 
+def copy_sample(target: Path, source: Path | None = None) -> Path:
+    """A copy of the sample vault's notes (source: examples/vault), never the state a run left in it."""
+    shutil.copytree(source or SAMPLE_VAULT, target, ignore=shutil.ignore_patterns(*VAULT_STATE))
+    return target
+
+
 def copy_indexed(source: Path, target: Path) -> Path:
-    """A copy of an indexed vault, index included (copy2 keeps mtimes, so nothing looks changed)."""
+    """A copy of an indexed vault, index included (copy2 keeps mtimes, so nothing looks changed).
+
+    Only of a vault a test indexed: the repository's examples/ has whatever index `make demo` left there."""
+    if Path(source).resolve().is_relative_to(REPO / "examples"):
+        raise ValueError(f"copy_indexed({source}): a repository folder; copy its notes with copy_sample")
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("index.db-shm"))
     return target
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import copy_indexed, run_kbg
+from .conftest import copy_indexed, copy_sample, run_kbg
 
 HEAVY = ("numpy", "onnxruntime", "tokenizers", "rapidfuzz", "jellyfish", "yaml", "concurrent.futures",
          "kbgraph.embed")
@@ -59,8 +59,7 @@ def heavy(modules: set[str], names: tuple[str, ...] = HEAVY) -> list[str]:
 def text_only_sample(tmp_path_factory) -> Path:
     """The sample vault indexed without vectors ([search] embedder "none"): what a user without the
     model has, and where a default-mode search is text and graph only."""
-    source = Path(__file__).resolve().parents[1] / "examples" / "vault"
-    root = copy_indexed(source, tmp_path_factory.mktemp("text-only") / "vault")
+    root = copy_sample(tmp_path_factory.mktemp("text-only") / "vault")
     result = run_kbg("index", "--vault", str(root), "--json", env={"KBG_EMBEDDER": "none"})
     assert result.returncode == 0, result.stderr
     return root

@@ -112,12 +112,102 @@ def render_table(rows: list[dict], columns: list[tuple], title: str | None, empt
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", show_lines=False, header_style="bold")
-    for column in columns:
-        options = column[2] if len(column) > 2 else {"overflow": "fold"}
-        table.add_column(column[1], **options)
-    for row in rows:
-        table.add_row(*(cell(row.get(column[0])) for column in columns))
+    cells = [[_table_cell(row.get(column[0])) for column in columns] for row in rows]
+    if _needed_width(columns, cells) > console.width:
+        # Too narrow for every column whole: a column empty in every row says nothing, so it goes first.
+        kept = [i for i in range(len(columns)) if any(_plain(line[i]) for line in cells)]
+        columns, cells = [columns[i] for i in kept], [[line[i] for i in kept] for line in cells]
+    kinds = [column_kind([_plain(line[index]) for line in cells]) for index in range(len(columns))]
+    budget = _path_width(console.width, kinds, cells)
+    for line in cells:
+        for index, kind in enumerate(kinds):
+            if isinstance(line[index], str):
+                line[index] = "\n".join(" ".join(shorten_path(word, budget) if _is_path(word) else word
+                                                  for word in part.split(" "))
+                                         for part in line[index].split("\n"))
+    for index, column in enumerate(columns):
+        texts = [_plain(line[index]) for line in cells]
+        table.add_column(column[1], **_column_options(kinds[index], texts, column[2] if len(column) > 2 else {}))
+    for line in cells:
+        table.add_row(*line)
     console.print(table)
+
+
+def _needed_width(columns: list[tuple], cells: list[list]) -> int:
+    return 3 * len(columns) + 1 + sum(max([len(str(column[1]))] + [_width(line[i]) for line in cells])
+                                      for i, column in enumerate(columns))
+
+
+def _path_width(width: int, kinds: list[str], cells: list[list]) -> int:
+    """What is left for each path or prose column once the atoms are whole (borders: 3 a column)."""
+    atoms = sum(max((_width(line[i]) for line in cells), default=0) for i, kind in enumerate(kinds)
+                if kind == "atom" and not any(_has_path(line[i]) for line in cells))
+    atoms += sum(1 for kind in kinds if kind == "atom")  # room for a header a little longer than its cells
+    others = sum(1 for i, kind in enumerate(kinds)
+                 if kind != "atom" or any(_has_path(line[i]) for line in cells)) or 1
+    return max(PATH_MIN, (width - 3 * len(kinds) - 1 - atoms) // others)
+
+
+def _has_path(value: object) -> bool:
+    return isinstance(value, str) and any(_is_path(word) for word in value.split())
+
+
+def _is_path(text: str) -> bool:
+    return "/" in text and not any(ch.isspace() for ch in text)
+
+
+# A table cell is read as a whole: a type, a date, a name or a number split over two lines ("reports-t|o",
+# "2026-12-0|7") reads as two words. Such columns never wrap, so Rich narrows the prose columns first; a
+# path is shortened from the left (its file name is what a reader looks for) before it is drawn.
+ATOM_WORDS, ATOM_CHARS, PATH_MIN = 4, 40, 16
+
+
+def column_kind(texts: list[str]) -> str:
+    """"path" (every cell one word with a slash), "atom" (every cell a few words: a type, date, name,
+    number) or "prose" (a reason, a snippet: may wrap between words)."""
+    filled = [line for text in texts for line in text.split("\n") if line]
+    if filled and all(_is_path(text) for text in filled):
+        return "path"
+    if all(len(text.split()) <= ATOM_WORDS and len(text) <= ATOM_CHARS for text in filled):
+        return "atom"
+    return "prose"
+
+
+def shorten_path(path: str, width: int) -> str:
+    """path in at most width characters, its end kept: "…/2026/01/13/atlas-weekly-sync.md"."""
+    if len(path) <= width:
+        return path
+    tail = path[-(width - 1):]
+    cut = tail.find("/")
+    # Start the kept part at a folder boundary when that still leaves the file name whole.
+    return "…" + (tail[cut:] if 0 <= cut < len(tail) - 1 else tail)
+
+
+def _column_options(kind: str, texts: list[str], given: dict) -> dict:
+    if kind == "prose":
+        # Wrap between words, never inside one (paths in it are shortened already); only a word longer
+        # than WORD_MAX (a URL) may be folded rather than lost.
+        return {**given, "overflow": "fold"}
+    options = {**given, "no_wrap": True, "overflow": "ellipsis"}
+    options.pop("ratio", None)
+    return options
+
+
+def _width(value: object) -> int:
+    return max(len(line) for line in _plain(value).split("\n"))
+
+
+def _plain(value: object) -> str:
+    return value.plain if hasattr(value, "plain") else str(value)
+
+
+def _table_cell(value: object):
+    """A list (aliases, tags) one item a line, so that a line break never falls inside an item."""
+    if isinstance(value, (list, tuple)) and all(not isinstance(v, (list, tuple, dict)) for v in value):
+        from rich.markup import escape
+
+        return "\n".join(escape(str(v)) for v in value)
+    return cell(value)
 
 
 def cell(value: object):
