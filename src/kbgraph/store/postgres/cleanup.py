@@ -10,13 +10,18 @@ from .store import _connect
 # Each kind of object the schema and the vector tables create, listed by a name DROP takes. Objects an
 # extension owns (pg_trgm's functions) go with it, so they are left out.
 _OWN = "NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.objid = {oid} AND dep.deptype = 'e')"
+
+
+def _in_schema(relkinds: str) -> str:
+    """The tables, views or sequences (pg_class relkinds) of the current schema that no extension owns."""
+    return ("SELECT format('%I', c.relname) FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace"
+            f" AND c.relkind IN ({relkinds}) AND " + _OWN.format(oid="c.oid"))
+
+
 _KINDS = (
-    ("TABLE", "SELECT format('%I', c.relname) FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace"
-              " AND c.relkind IN ('r', 'p') AND " + _OWN.format(oid="c.oid")),
-    ("VIEW", "SELECT format('%I', c.relname) FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace"
-             " AND c.relkind = 'v' AND " + _OWN.format(oid="c.oid")),
-    ("SEQUENCE", "SELECT format('%I', c.relname) FROM pg_class c WHERE c.relnamespace ="
-                 " current_schema()::regnamespace AND c.relkind = 'S' AND " + _OWN.format(oid="c.oid")),
+    ("TABLE", _in_schema("'r', 'p'")),
+    ("VIEW", _in_schema("'v'")),
+    ("SEQUENCE", _in_schema("'S'")),
     ("TEXT SEARCH CONFIGURATION", "SELECT c.oid::regconfig::text FROM pg_ts_config c WHERE c.cfgnamespace ="
                                   " current_schema()::regnamespace AND " + _OWN.format(oid="c.oid")),
     ("TEXT SEARCH DICTIONARY", "SELECT d.oid::regdictionary::text FROM pg_ts_dict d WHERE d.dictnamespace ="
