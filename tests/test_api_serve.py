@@ -228,3 +228,26 @@ def test_each_worker_checks_the_host_too(vault, monkeypatch):
         assert client.get("/index/status", headers={"Host": "evil.example:8321"}).status_code == 421
         assert client.get("/index/status", headers={"Host": "kb.lan"}).status_code == 200
         assert client.get("/index/status", headers={"Host": "127.0.0.1:8321"}).status_code == 200
+
+
+def test_mcp_answers_every_host_the_server_answers(vault, monkeypatch):
+    """The MCP SDK checked Host itself against loopback names with a port: /mcp refused an --allow-host
+    name and port 80's bare 'localhost' with a plain 'Invalid Host header' while every other path answered."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "test", "version": "0"}}}
+    accept = {"Accept": "application/json, text/event-stream"}
+
+    def check(hosts):
+        def run(app):
+            with TestClient(app) as client:
+                for host in hosts:
+                    response = client.post("/mcp/", json=request, headers={**accept, "Host": host})
+                    assert response.status_code == 200, (host, response.text)
+                    assert client.get("/index/status", headers={"Host": host}).status_code == 200, host
+                refused = client.post("/mcp/", json=request, headers={**accept, "Host": "evil.example:8321"})
+                assert refused.status_code == 421 and refused.json()["error"]["code"] == "wrong_host"
+        return run
+
+    _serve(vault, monkeypatch, check(["kb.lan", "kb.lan:8321", "localhost:8321"]), "--allow-host", "kb.lan")
+    _serve(vault, monkeypatch, check(["localhost", "127.0.0.1:80"]), "--port", "80")

@@ -35,7 +35,8 @@ def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY
         app.include_router(module.router)
     _mount_web(app)
     if mcp_server is not None:
-        app.mount("/mcp", _local_only(mcp_server.streamable_http_app(streamable_http_path="/"), ws, loopback))
+        mcp_app = mcp_server.streamable_http_app(streamable_http_path="/", **_mcp_hosts(hosts))
+        app.mount("/mcp", _local_only(mcp_app, ws, loopback))
     app.add_middleware(_BodyLimit, limit=max_body)
     if hosts is not None:
         app.add_middleware(_HostCheck, rule=hosts)  # added last: the outermost, before the web view and /mcp too
@@ -98,6 +99,22 @@ async def _send_error(send, status: int, code: str, message: str, headers: tuple
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             *headers]})
     await send({"type": "http.response.body", "body": body})
+
+
+def _mcp_hosts(rule: HostRule | None) -> dict[str, Any]:
+    """The MCP SDK checks Host (and Origin) itself, against loopback names with a port: behind our check it
+    would refuse, in its own words, an --allow-host name or port 80's bare 'localhost' that every other path
+    answers. Given our rule, it is told the same names with any port or none (ours checks the port first)."""
+    if rule is None:
+        return {}
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = list(dict.fromkeys([*rule.bound, *(name for name, _ in rule.allowed)]))
+    return {"transport_security": TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*names, *(f"{name}:*" for name in names)],
+        allowed_origins=[f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in names
+                         for port in ("", ":*")])}
 
 
 class _HostCheck:
