@@ -119,3 +119,15 @@ def test_pages_that_state_a_loop_are_queued_once_by_the_index(tmp_path):
     chain = loop["note"].split(" loops;")[0]
     assert chain.count("--reports-to-->") == 3 and {"Ana Lima", "Ben Okafor", "Cara Diaz"} <= set(
         chain.split(" --reports-to--> "))
+
+
+def test_the_conflicts_table_states_a_loop_in_its_true_direction(indexed_vault):
+    """The table's Subject / Type / Old read 'Ben Okafor reports-to Ana Lima' for the old side of an inverse
+    conflict, whose old relation is Ana Lima --reports-to--> Ben Okafor: the org chart upside down."""
+    kbg(indexed_vault, "entity", "relate", "Ana", "--type", "manages", "--target", "Ben")
+    out = run_kbg("graph", "conflicts", "--vault", str(indexed_vault), env={"COLUMNS": "400"})
+    assert out.returncode == 0, out.stderr
+    (row,) = [line for line in out.stdout.splitlines() if "inverse" in line]
+    cells = [cell.strip() for cell in row.split("│")]
+    assert "Ana Lima --reports-to--> Ben Okafor" in cells and "Ben Okafor --reports-to--> Ana Lima" in cells
+    assert "Ana Lima" not in cells  # no bare other end to read after Subject and Type

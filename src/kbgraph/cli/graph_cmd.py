@@ -187,7 +187,12 @@ def conflicts(include_resolved, vault, as_json, fmt, fields) -> None:
         rows = list_conflicts(ws, include_resolved)
     for row in rows:
         row["old_other"], row["new_other"] = row["old"]["other"], row["new"]["other"]
-    emit_rows(rows, fmt, fields, {"count": len(rows)}, "conflicts",
+    table = rows
+    if fmt == "table":  # Subject / Type / Old reads "subject type old", true of a factual conflict only:
+        # an inverse or cycle's sides run the other way, so its cells are the sentences themselves.
+        table = [{**row, "old_other": row["old"]["relation"], "new_other": row["new"]["relation"]}
+                 if row["kind"] in ("inverse", "cycle") else row for row in rows]
+    emit_rows(table, fmt, fields, {"count": len(rows)}, "conflicts",
               [("id", "Id"), ("kind", "Kind"), ("subject", "Subject"), ("type", "Type"), ("old_other", "Old"),
                ("new_other", "New"), ("status", "Status"), ("note", "Note")],
               row_keys=("id", "kind", "type", "subject", "old", "new", "status", "resolution", "note",
