@@ -131,3 +131,32 @@ def test_the_conflicts_table_states_a_loop_in_its_true_direction(indexed_vault):
     cells = [cell.strip() for cell in row.split("│")]
     assert "Ana Lima --reports-to--> Ben Okafor" in cells and "Ben Okafor --reports-to--> Ana Lima" in cells
     assert "Ana Lima" not in cells  # no bare other end to read after Subject and Type
+
+
+def test_a_reader_is_not_shown_a_conflict_about_what_it_may_not_read(indexed_vault):
+    """Bob's private Zed Secret reports to Ana, and Ben's page says Ben reports to Zed: the loop reached
+    the queue, and alice (who gets 404 for Zed's profile) read its name and its relations there."""
+    import dataclasses
+
+    from kbgraph.access import Access
+    from kbgraph.errors import NotFound
+    from kbgraph.ingest.pipeline import index_vault
+
+    with (indexed_vault / "kbgraph.toml").open("a") as toml:
+        toml.write('\n[access]\nvisibility = "team"\n')
+    (indexed_vault / "people/zed-secret.md").write_text(
+        "---\ntype: person\nname: Zed Secret\nvisibility: private\nowner: bob\n---\n# Zed Secret\n\n"
+        "## Relations\n\n- reports-to [[Ana Lima]]\n")
+    index_vault(indexed_vault)  # then Ben's line closes the loop: the conflict is about Ben, whom alice reads
+    with (indexed_vault / "people/ben-okafor.md").open("a") as page:
+        page.write("\n## Relations\n\n- reports-to [[Zed Secret]]\n")
+    index_vault(indexed_vault)
+    with Workspace.open(str(indexed_vault)) as ws:
+        (loop,) = list_conflicts(ws)
+        assert (loop["kind"], loop["subject"], loop["new"]["other"]) == ("cycle", "Ben Okafor", "Zed Secret")
+        bob = dataclasses.replace(ws, access=Access.of("bob", ("team", "public"), "internal"))
+        assert [c["id"] for c in list_conflicts(bob)] == [loop["id"]]
+        alice = dataclasses.replace(ws, access=Access.of("alice", ("team", "public"), "internal"))
+        assert list_conflicts(alice) == [] and list_conflicts(alice, True) == []
+        with pytest.raises(NotFound):
+            resolve(alice, loop["id"], "old")

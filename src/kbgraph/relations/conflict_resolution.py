@@ -18,7 +18,31 @@ KEEP = ("old", "new", "both")
 
 def list_conflicts(ws: Workspace, include_resolved: bool = False) -> list[dict]:
     vocab = ws.config.vocabulary
-    return [view(row, vocab) for row in ws.store.conflicts(ws.access, None if include_resolved else "open")]
+    rows = ws.store.conflicts(ws.access, None if include_resolved else "open")
+    return [view(row, vocab) for row in _readable(ws, rows)]
+
+
+def _readable(ws: Workspace, rows: list[dict]) -> list[dict]:
+    """The conflicts whose every relation the reader may read. The store keeps those about a subject it
+    may read, but a side (or, in a loop's note, a link) can be a relation it may not: its other end a
+    private entity that is a 404 everywhere else. An index of only its notes would have no such conflict."""
+    if ws.access.sees_everything:
+        return rows
+    readable: dict[str, tuple[set[int], set[tuple[str, str]]]] = {}
+    out = []
+    for row in rows:
+        if row["type"] not in readable:
+            relations = ws.store.relations_of_type(ws.access, row["type"])
+            readable[row["type"]] = ({r["id"] for r in relations}, {(r["source"], r["target"]) for r in relations})
+        ids, pairs = readable[row["type"]]
+        if any(rid is not None and rid not in ids for rid in (row["old_relation_id"], row["new_relation_id"])):
+            continue
+        if row["kind"] in LOOP_KINDS and row["note"]:  # "A --t--> B --t--> A loops; ...": every link named
+            names = row["note"].split(" loops; ")[0].split(f" --{row['type']}--> ")
+            if any(pair not in pairs for pair in zip(names, names[1:])):
+                continue
+        out.append(row)
+    return out
 
 
 def resolve(ws: Workspace, conflict_id: int, keep: str) -> dict:
@@ -27,6 +51,8 @@ def resolve(ws: Workspace, conflict_id: int, keep: str) -> dict:
         raise InvalidInput(f"`keep` {keep!r}: use old, new or both", param="keep")
     store = ws.store
     row = store.get_conflict(ws.access, conflict_id)
+    if row is not None and not _readable(ws, [row]):
+        row = None
     if row is None:
         raise NotFound(f"no conflict {conflict_id}", param="conflict_id", hint="list the conflicts to see them")
     if row["status"] != "open":
