@@ -36,6 +36,14 @@ BAD = [
     ("suggestion_accept", {"suggestion_id": "one"}, "suggestion_id", "`suggestion_id` must be a whole number"),
     ("slice", {"names": []}, "names", "`names` must have at least 1 item, got []"),
     ("extract", {"paths": ["x.md"] * 101}, "paths", "`paths` must have at most 100 items, got a list of 101 items"),
+    # pydantic's lax mode converted these and answered (limit 1, limit 3, expired included): never again
+    ("search", {"query": "atlas", "limit": True}, "limit", "`limit` must be a whole number, got true"),
+    ("search", {"query": "atlas", "limit": "3"}, "limit", "`limit` must be a whole number, got \"3\""),
+    ("search", {"query": "atlas", "limit": 2.0}, "limit", "`limit` must be a whole number, got 2.0"),
+    ("relations_list", {"name": "Ben Okafor", "include_expired": "yes"}, "include_expired",
+     "`include_expired` must be true or false, got \"yes\""),
+    ("relations_list", {"name": "Ben Okafor", "include_expired": 1}, "include_expired",
+     "`include_expired` must be true or false, got 1"),
 ]
 
 

@@ -29,6 +29,43 @@ def unknown_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, An
     return InvalidInput(f"{tool} has no argument {' or '.join(guesses)}; its arguments: {takes}", param=unknown[0])
 
 
+def mistyped_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> InvalidInput | None:
+    """InvalidInput for each top-level argument whose JSON type is not one the schema lists; None when all fit.
+
+    The SDK validates in pydantic's lax mode, which converts rather than refuses: `limit: true` ran as
+    limit 1, `limit: "3"` as 3, `include_expired: "yes"` as true. An agent that sends the wrong type has
+    misread the tool, and should hear so rather than get an answer to a question it did not ask."""
+    props = schema.get("properties", {})
+    parts = [f"`{name}` must be {_kind(props[name])}, got {_shown(value)}" for name, value in arguments.items()
+             if name in props and not _fits(value, props[name])]
+    if not parts:
+        return None
+    return InvalidInput(f"{tool}: " + "; ".join(parts), param=next(n for n, v in arguments.items()
+                                                                     if n in props and not _fits(v, props[n])))
+
+
+def _fits(value: Any, prop: dict[str, Any]) -> bool:
+    """Whether a value's JSON type is one `prop` allows (its values are pydantic's to check, not ours)."""
+    if "anyOf" in prop:
+        return any(_fits(value, option) for option in prop["anyOf"])
+    kind = prop.get("type")
+    if kind is None:
+        return True
+    kinds = kind if isinstance(kind, list) else [kind]
+    return any(_JSON_TYPES.get(k, lambda v: True)(value) for k in kinds)
+
+
+_JSON_TYPES = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "null": lambda v: v is None,
+}
+
+
 def invalid_arguments(tool: str, schema: dict[str, Any], exc: ValidationError) -> InvalidInput:
     """One line for every argument the schema refused (the first error of each), naming what it expects."""
     first: dict[str, dict] = {}

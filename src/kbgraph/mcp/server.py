@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from ..errors import NotFound
 from ..workspace import Workspace
-from .arguments import invalid_arguments, unknown_arguments
+from .arguments import invalid_arguments, mistyped_arguments, unknown_arguments
 from .errors import error_result
 from .outputs import output_schema
 from .browse_tools import register as browse_tools
@@ -66,6 +66,8 @@ class CheckedServer(MCPServer):
         schema = self._schemas[name]
         if unknown := unknown_arguments(name, schema, arguments):
             return error_result(unknown, name, known=list(schema.get("properties", {})))
+        if mistyped := mistyped_arguments(name, schema, arguments):
+            return error_result(mistyped, name)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
