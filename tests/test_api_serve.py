@@ -113,6 +113,7 @@ def test_the_bind_rule():
     from kbgraph.api.tokens import is_loopback
 
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.1.2.3")
+    assert is_loopback("LOCALHOST") and is_loopback("localhost.")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("example.org")
 
 

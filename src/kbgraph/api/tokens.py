@@ -78,7 +78,8 @@ def token_access(store: Store, token: str) -> Access | None:
 
 
 def is_loopback(host: str) -> bool:
-    if host == "localhost":
+    # Host names are case-insensitive: `--host LOCALHOST` is this machine too, not a network address
+    if host.lower().rstrip(".") == "localhost":
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
