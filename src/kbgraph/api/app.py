@@ -6,12 +6,13 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import Depends, FastAPI, HTTPException
 
 from ..workspace import Workspace
 from . import errors
 from .errors import error_body
 from .hosts import HostRule
+from .query_params import refuse_unknown_query
 from .routes import curation, documents, entities, graph, memory, relations, review, search, status
 from .tokens import request_access
 
@@ -32,7 +33,7 @@ def create_app(ws: Workspace, *, loopback: bool = True, max_body: int = MAX_BODY
     app.state.loopback = loopback
     errors.install(app)
     for module in (search, documents, entities, relations, graph, review, curation, memory, status):
-        app.include_router(module.router)
+        app.include_router(module.router, dependencies=[Depends(refuse_unknown_query)])
     _mount_web(app)
     if mcp_server is not None:
         mcp_app = mcp_server.streamable_http_app(streamable_http_path="/", **_mcp_hosts(hosts))
