@@ -73,7 +73,7 @@ def _index(vault: Path, prose: bool) -> tuple[float, float]:
 
     original = pipeline._prose_resolver
     if not prose:
-        pipeline._prose_resolver = lambda run, entities: None
+        pipeline._prose_resolver = lambda *_args: None  # whatever the resolver takes
     try:
         started, cpu = time.perf_counter(), _cpu()
         index_vault(vault, full=True, embed="later")
