@@ -45,3 +45,44 @@ def test_facts_and_loops_round_trip_through_export(indexed_vault: Path):
         again = import_data(ws, load_export(text))
         assert (again["facts"], again["loops"]) == (0, 0)
         assert _state(ws.store) == before
+
+
+def _exported(store, symmetric) -> dict:
+    from kbgraph.migrate import without_run_times
+
+    data = without_run_times(export_data(store, symmetric))
+    for fact in data["facts"]:
+        fact.pop("id")
+    return {k: data[k] for k in ("facts", "relation_history", "merges", "relations")}
+
+
+def test_a_page_fact_follows_its_page_into_a_merge_and_back(indexed_vault: Path):
+    # The fact's page became Auth Service's with the merge, but its row kept Project Atlas's key until the
+    # page changed: a fresh index of the same notes keyed it to Auth Service, so migrate-to's check refused
+    # the copy ("differs in facts"), and unmerging must give it back.
+    from kbgraph.entities.merging import merge_entities, unmerge_entity
+
+    with Workspace.open(str(indexed_vault)) as ws:
+        add_fact(ws, "Project Atlas", "note", "uses rust")
+        merge_entities(ws, "Project Atlas", "Auth Service")
+        assert [(f.entity_key, f.entity) for f in ws.store.facts(LOCAL, None, True)] == [
+            ("project:auth service", "Auth Service")]
+        unmerge_entity(ws, "Project Atlas")
+        assert [f.entity_key for f in ws.store.facts(LOCAL, None, True)] == ["project:project atlas"]
+
+
+def test_an_import_into_a_fresh_index_rebuilds_merged_entities_as_the_export_had_them(indexed_vault: Path):
+    # The merges went in after the first index of the notes, so every relation of the merged entity was made
+    # and then moved, each leaving a 'removed' version the exporting vault never had (migrate-to: 'the copy
+    # differs from the index in relation_history').
+    from kbgraph.entities.merging import merge_entities
+
+    with Workspace.open(str(indexed_vault)) as ws:
+        add_fact(ws, "Project Atlas", "note", "uses rust")
+        merge_entities(ws, "Project Atlas", "Auth Service")
+        symmetric = ws.config.vocabulary.symmetric_names()
+        text, before = to_jsonl(export_data(ws.store, symmetric)), _exported(ws.store, symmetric)
+    shutil.rmtree(indexed_vault / ".kbgraph")
+    with Workspace.open(str(indexed_vault), create=True) as ws:
+        import_data(ws, load_export(text))
+        assert _exported(ws.store, symmetric) == before

@@ -131,11 +131,12 @@ def import_data(ws: Workspace, data: dict) -> dict:
     _check_merges([m for m, _ in merges], store.merges())
     from .ingest.pipeline import index_vault, refresh_index
 
-    # The notes define most entities: index first, so relation ends resolve to them instead
-    # of being created as asserted entities.
-    index_vault(Path(ws.root), store=store, lock_wait=30)
     now = now_iso()
     known = {m.from_key for m in store.merges()}
+    # What names alone say (short-name links, asserted entities, merges) goes in before the notes are
+    # read, so the index builds the entities as they stood in the exporting vault. Added after, a merge
+    # was applied to relations the index had just made, and each left a 'removed' version the source
+    # never had (migrate-to's check then refused the copy: 'differs in relation_history').
     with store.transaction():
         for link in links:
             store.add_reference_link(link["doc_path"], link["type"], link["name"],
@@ -146,7 +147,10 @@ def import_data(ws: Workspace, data: dict) -> dict:
         for merge, created_at in merges:
             if merge.from_key not in known:
                 store.add_merge(merge, [], created_at or now)
-    _rebuild_entities(ws)
+        store.set_meta("entities_dirty", "1")
+    # The notes define most entities: index them, so relation ends resolve to them instead of being
+    # created as asserted entities.
+    index_vault(Path(ws.root), store=store, lock_wait=30)
     ids = store.entity_ids_by_key()
     asserted_keys = {entity_key(item["type"], item["name"]) for item in asserted}
     waiting = [r for r in relations if _waits_on_its_page(store, ids, r, asserted_keys)]

@@ -30,7 +30,12 @@ def sync_page_memory(store: Store, root: Path, config, now: str) -> list[Problem
 
     pages = {page["doc_id"]: page for page in store.memory_page_states()}
     for page in pages.values():
+        governance = (page["owner"], page["visibility"], page["sensitivity"])
         if page["synced_hash"] == page["content_hash"]:
+            # Unchanged lines, but the page may be another entity's now (a merge or an unmerge): its rows
+            # follow it, as a fresh index of the same notes would key them.
+            if page["rehome"]:
+                store.rehome_memory(page["doc_id"], page["path"], page["entity_key"], page["entity_name"], governance)
             continue
         entry = file_entry(root, page["path"])
         raw = read_file(entry, config) if entry else None
@@ -41,7 +46,6 @@ def sync_page_memory(store: Store, root: Path, config, now: str) -> list[Problem
         except FrontmatterError:
             continue
         facts, loops, problems = parse_memory_lines(raw.text, body_offset)
-        governance = (page["owner"], page["visibility"], page["sensitivity"])
         store.rehome_memory(page["doc_id"], page["path"], page["entity_key"], page["entity_name"], governance)
         _sync_facts(store, page, facts, now, broken=[p.raw for p in problems if p.title == FACTS])
         _sync_loops(store, page, loops, now, broken=[p.raw for p in problems if p.title == LOOPS])

@@ -122,13 +122,20 @@ class MemoryQueries:
     # --- the pages lines are read from (index bookkeeping: no access check) -----------
 
     def memory_page_states(self) -> list[dict]:
+        """Each entity page with the hash its lines were last read at, and whether its live rows are
+        homed elsewhere than the page is now (another entity after a merge or unmerge, a moved path)."""
+        elsewhere = " OR ".join(
+            f"EXISTS (SELECT 1 FROM {table} x WHERE x.origin = 'page' AND x.origin_doc_id = d.id AND {live}"
+            " AND (x.entity_key != e.key OR x.entity_name != e.name OR x.origin_path IS DISTINCT FROM d.path))"
+            for table, live in (("facts", "x.superseded_at IS NULL"), ("loops", "x.status != 'dropped'")))
         rows = self.db.execute(
             "SELECT d.id, d.path, d.content_hash, m.content_hash, e.key, e.name, d.owner, d.visibility,"
-            " d.sensitivity FROM entity_pages p JOIN documents d ON d.id = p.doc_id"
+            f" d.sensitivity, CASE WHEN {elsewhere} THEN 1 ELSE 0 END FROM entity_pages p"
+            " JOIN documents d ON d.id = p.doc_id"
             " JOIN entities e ON e.id = p.entity_id LEFT JOIN memory_pages m ON m.doc_id = d.id ORDER BY d.path")
         keys = ("doc_id", "path", "content_hash", "synced_hash", "entity_key", "entity_name", "owner", "visibility",
-                "sensitivity")
-        return [dict(zip(keys, r)) for r in rows]
+                "sensitivity", "rehome")
+        return [{**dict(zip(keys, r)), "rehome": bool(r[9])} for r in rows]
 
     def memory_homes(self) -> set[int | None]:
         """The pages (None: a page since removed) current page facts and open or resolved page loops live on."""
