@@ -57,7 +57,8 @@ def _migrate_to(ws: Workspace, url: str) -> dict:
             # measured then, which need not be the ones the user answered.
             target.replace_decisions(decisions)
             moved = export_data(target, symmetric)
-            different = [key for key in data if key not in _RUN_TIMES and without_run_times(data[key]) != without_run_times(moved.get(key))]
+            different = [key for key in data if key not in _RUN_TIMES
+                         and comparable(key, data[key]) != comparable(key, moved.get(key))]
             if different:
                 raise StoreError(f"the copy differs from the index in {', '.join(different)}; nothing was kept",
                                  hint="index the vault and migrate again")
@@ -77,6 +78,23 @@ def _copy_vectors(ws: Workspace, target) -> int:
         target.add_vector_rows(rows)
         copied, after = copied + len(rows), rows[-1][0]
     return copied
+
+
+def comparable(key: str, value):
+    """An export's part as the check compares it: without run times, and facts and loops by what they
+    say rather than by row id or order, since the copy numbers them in the order it reads them (its
+    pages' lines first, then the rest), not in the order the user added them."""
+    value = without_run_times(value)
+    if key not in ("facts", "loops") or not isinstance(value, list):
+        return value
+    said = {item.get("id"): _identity(item) for item in value if isinstance(item, dict)}
+    rows = [{**{k: v for k, v in item.items() if k != "id"}, "superseded_by": said.get(item.get("superseded_by"))}
+            if key == "facts" else item for item in value]
+    return sorted(rows, key=lambda item: repr(sorted(item.items())))
+
+
+def _identity(fact: dict) -> tuple:
+    return tuple(fact.get(k) for k in ("entity_key", "kind", "text", "date", "source", "superseded_at"))
 
 
 def without_run_times(value):
