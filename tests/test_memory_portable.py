@@ -70,19 +70,3 @@ def test_a_page_fact_follows_its_page_into_a_merge_and_back(indexed_vault: Path)
         unmerge_entity(ws, "Project Atlas")
         assert [f.entity_key for f in ws.store.facts(LOCAL, None, True)] == ["project:project atlas"]
 
-
-def test_an_import_into_a_fresh_index_rebuilds_merged_entities_as_the_export_had_them(indexed_vault: Path):
-    # The merges went in after the first index of the notes, so every relation of the merged entity was made
-    # and then moved, each leaving a 'removed' version the exporting vault never had (migrate-to: 'the copy
-    # differs from the index in relation_history').
-    from kbgraph.entities.merging import merge_entities
-
-    with Workspace.open(str(indexed_vault)) as ws:
-        add_fact(ws, "Project Atlas", "note", "uses rust")
-        merge_entities(ws, "Project Atlas", "Auth Service")
-        symmetric = ws.config.vocabulary.symmetric_names()
-        text, before = to_jsonl(export_data(ws.store, symmetric)), _exported(ws.store, symmetric)
-    shutil.rmtree(indexed_vault / ".kbgraph")
-    with Workspace.open(str(indexed_vault), create=True) as ws:
-        import_data(ws, load_export(text))
-        assert _exported(ws.store, symmetric) == before

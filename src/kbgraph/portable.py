@@ -185,6 +185,10 @@ def import_data(ws: Workspace, data: dict) -> dict:
                 from_page = current is not None and current["origin"] == "page"
                 home = homes.get((source_id, target_id, r["type"]))
                 source_doc = store.get_document(LOCAL, path=r["source_doc"]) if r.get("source_doc") else None
+                # Two pages may state one relation, and the one it was last written to is its home, which
+                # the notes alone do not say (a fresh index takes a `## Relations` line over a frontmatter
+                # value): the exporting vault's home stays, when this vault has that note.
+                home_doc = store.get_document(LOCAL, path=r["origin_doc"]) if from_page and r.get("origin_doc") else None
                 store.restore_relation({
                     **{k: r.get(k) for k in _RELATION_KEYS},
                     "created_at": r.get("created_at") or now, "updated_at": r.get("updated_at") or now,
@@ -193,7 +197,8 @@ def import_data(ws: Workspace, data: dict) -> dict:
                     # A relation is a page's only if this vault's page says it (now, or with the line just
                     # written); otherwise the database keeps it.
                     "origin": "page" if from_page or home else "user",
-                    "origin_doc_id": current["origin_doc_id"] if from_page else home and home[1],
+                    "origin_doc_id": ((home_doc or {}).get("id") or current["origin_doc_id"]) if from_page
+                    else home and home[1],
                 })
             decisions_added = _restore_resolution(store, unlinks, decisions, now)
             if decisions_added:  # a confirmed answer's name joins its entity when the entity set is rebuilt
