@@ -41,6 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from kbgraph.access import LOCAL  # noqa: E402
 from kbgraph.config import load_config  # noqa: E402
 from kbgraph.ingest.pipeline import index_vault  # noqa: E402
 from kbgraph.search import search  # noqa: E402
@@ -191,9 +192,9 @@ def query_stats(store, queries) -> dict:
 
     per_type, mentioned = collections.Counter(), collections.defaultdict(lambda: [0, 0])
     for q in queries:
-        entity = find_entity(store, q["entity"]) if q["entity"] else None
+        entity = find_entity(store, q["entity"], access=LOCAL) if q["entity"] else None
         per_type[entity.type if entity else "none"] += 1
-        paths = {d["path"] for d in timeline(store, entity)} if entity else set()
+        paths = {d["path"] for d in timeline(store, entity, access=LOCAL)} if entity else set()
         cell = mentioned[f"hop {q['hops']}"]
         cell[0] += sum(p in paths for p in q["relevant"])
         cell[1] += len(q["relevant"])
