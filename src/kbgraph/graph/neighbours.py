@@ -22,7 +22,7 @@ def check_depth(depth: int, param: str = "depth") -> int:
 
 
 def neighbours(store: Store, vocab: Vocabulary, entity: Entity, depth: int = 1, direction: str = "both",
-               view: GraphView = GraphView(), limit: int | None = None, access: Access = LOCAL) -> dict:
+               view: GraphView = GraphView(), limit: int | None = None, *, access: Access) -> dict:
     """Entities within depth hops of entity, nearest first. limit caps the entities listed (the walk
     stops after the level that reaches it; "truncated" says so)."""
     check_depth(depth)
