@@ -11,7 +11,7 @@ from ..store.base import Store
 
 
 def stale_report(store: Store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
-                 today: str | None = None, access: Access = LOCAL) -> dict:
+                 today: str | None = None, *, access: Access) -> dict:
     if not 0 <= days <= 365_000:
         raise InvalidInput(f"`days` must be between 0 and 365000, got {days}", param="days")
     today = today or today_iso()
