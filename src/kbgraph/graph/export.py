@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from xml.sax.saxutils import escape
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..relations.vocabulary import Vocabulary
 from ..store.base import Store

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..relations.vocabulary import Vocabulary
 from ..store.base import Store

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from .. import clock
-from ..access import LOCAL, Access
+from ..access import Access
 from ..config import InferenceRule
 from ..store.base import Store
 

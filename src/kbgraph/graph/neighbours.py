@@ -3,7 +3,7 @@ relation path that first reached it ("what does the billing service depend on, t
 
 from __future__ import annotations
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..model import Entity
 from ..relations.vocabulary import Vocabulary

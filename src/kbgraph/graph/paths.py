@@ -8,7 +8,7 @@ A level is always finished before the two sides are compared, so every shortest 
 
 from __future__ import annotations
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput, NotFound
 from ..model import Entity
 from ..relations.vocabulary import Vocabulary

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from .. import clock
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..model import Entity, as_dict
 from ..store.base import Store

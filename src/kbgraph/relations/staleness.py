@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from .records import is_active, today_iso
 from ..store.base import Store
