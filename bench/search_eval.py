@@ -97,7 +97,7 @@ def kep_toml(embedder: str | None) -> str:
 def run_search(store, config, run: str, query: str, limit: int, entity: str | None):
     """(hits as path tuples: the hit's path, then near-duplicates folded into it; None), or (None, why not)."""
     mode, expand, pin, pure = RUNS[run]
-    kwargs = {"limit": limit}
+    kwargs = {"limit": limit, **({"access": LOCAL} if "access" in PARAMS else {})}  # required since issue 27
     wanted = {"mode": mode, "expand_relations": expand or None, "entity": entity if pin else None}
     for key, value in wanted.items():
         if value is None or (key == "mode" and mode == "bm25" and "mode" not in PARAMS):
