@@ -150,23 +150,23 @@ def main(argv: list[str] | None = None) -> int:
     words, names = vocabulary(store)
     rng = random.Random(13)
     for _ in range(5):  # warm: the tokenizer, the embedder, SQLite's pages
-        build_context(store, config, topic(rng, words, names))
+        build_context(store, config, topic(rng, words, names), access=LOCAL)
     latency, sample = [], None
     for _ in range(LATENCY_TOPICS):
         text = topic(rng, words, names)
         started = time.perf_counter()
-        result = build_context(store, config, text, 2000, 20)
+        result = build_context(store, config, text, 2000, 20, access=LOCAL)
         latency.append(time.perf_counter() - started)
         sample = sample or result
     central = []
     for _ in range(CENTRAL_RUNS):
         started = time.perf_counter()
-        build_context(store, config, None, 2000, 20)
+        build_context(store, config, None, 2000, 20, access=LOCAL)
         central.append(time.perf_counter() - started)
     worst, over, used = 0.0, 0, []
     for _ in range(CEILING_TOPICS):
         budget = rng.randint(1, 40) if rng.random() < 0.2 else rng.randint(1, 4000)
-        result = build_context(store, config, topic(rng, words, names, wild=True), budget, rng.randint(1, 30))
+        result = build_context(store, config, topic(rng, words, names, wild=True), budget, rng.randint(1, 30), access=LOCAL)
         counted = counter.count(result.text)
         worst = max(worst, counted / budget)
         over += counted > budget

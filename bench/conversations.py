@@ -1128,7 +1128,7 @@ def evaluate(root: Path, modes: tuple = MODES, reindex: bool = True, document_ve
         t1 = time.perf_counter()
         try:
             for q in questions:
-                kwargs = dict(limit=max(KS), mode=mode, config=run_config)
+                kwargs = dict(limit=max(KS), mode=mode, config=run_config, access=LOCAL)
                 if unit == "passage":
                     kwargs["unit"] = "passage"
                 hits = search(store, q["question"], **kwargs).hits

@@ -67,6 +67,7 @@ def build(root: Path, chunks_wanted: int, seed: int) -> dict:
 def measure(root: Path, vault, seed: int) -> dict:
     from dataclasses import replace
 
+    from kbgraph.access import LOCAL
     from kbgraph.config import load_config
     from kbgraph.search import search
     from kbgraph.store import open_store
@@ -80,13 +81,13 @@ def measure(root: Path, vault, seed: int) -> dict:
     queries = [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(QUERIES)]
     store = open_store(root)
     cases = {
-        "bm25": lambda q, i: search(store, q, limit=10, config=config, mode="bm25"),
-        "hybrid": lambda q, i: search(store, q, limit=10, config=config),
+        "bm25": lambda q, i: search(store, q, limit=10, config=config, mode="bm25", access=LOCAL),
+        "hybrid": lambda q, i: search(store, q, limit=10, config=config, access=LOCAL),
         "hybrid, entity in query": lambda q, i: search(store, f"{people[i % len(people)]} {q}", limit=10,
-                                                      config=config),
-        "hybrid, --entity": lambda q, i: search(store, q, limit=10, config=config, entity=people[i % len(people)]),
+                                                      config=config, access=LOCAL),
+        "hybrid, --entity": lambda q, i: search(store, q, limit=10, config=config, entity=people[i % len(people)], access=LOCAL),
         "hybrid, --entity, 2 hops": lambda q, i: search(store, q, limit=10, config=config,
-                                                        entity=people[i % len(people)], expand_relations=True),
+                                                        entity=people[i % len(people)], expand_relations=True, access=LOCAL),
     }
     out = {}
     for name, run in cases.items():

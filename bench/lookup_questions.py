@@ -52,7 +52,7 @@ def _p50_ms(ws: Workspace, name: str, questions: bool, runs: int = 30) -> float:
     for _ in range(runs):
         start = time.perf_counter()
         try:
-            find_entity(ws.store, name, "person", ws.access, questions=questions)
+            find_entity(ws.store, name, "person", access=ws.access, questions=questions)
         except Ambiguous:
             pass
         times.append((time.perf_counter() - start) * 1000)

@@ -62,6 +62,7 @@ def build(vault: Path, db: str, notes: int, seed: int):
 
 def child(vault: str, db: str, queries_file: str) -> None:
     """In the src under test: each unit's times and answers, as JSON on stdout."""
+    from kbgraph.access import LOCAL
     from kbgraph.search import search
     from kbgraph.workspace import Workspace
 
@@ -70,7 +71,7 @@ def child(vault: str, db: str, queries_file: str) -> None:
     with Workspace.open(vault, db=db) as ws:
         for unit in UNITS:
             def run(q):
-                hits = search(ws.store, q, None, 10, config=ws.config, mode="bm25", unit=unit).hits
+                hits = search(ws.store, q, None, 10, config=ws.config, mode="bm25", unit=unit, access=LOCAL).hits
                 return [[h.path, h.chunk_id, h.score] for h in hits]
 
             for q in words[:10]:

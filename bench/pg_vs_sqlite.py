@@ -116,7 +116,7 @@ def vault_part(notes: int, queries: int, seed: int, admin_url: str) -> dict:
             spaces = {"sqlite": lite, "postgres": post}
             for mode in ("bm25", "hybrid"):
                 def run(ws, q, mode=mode):
-                    return [h.path for h in search(ws.store, q, None, 10, config=ws.config, mode=mode).hits]
+                    return [h.path for h in search(ws.store, q, None, 10, config=ws.config, mode=mode, access=LOCAL).hits]
 
                 for name, ws in spaces.items():  # warm-up: first statements, page cache
                     for q in words[:10]:
@@ -133,7 +133,7 @@ def vault_part(notes: int, queries: int, seed: int, admin_url: str) -> dict:
             def expand(ws, name):
                 cache_for(ws.store).answers.clear()
                 entity = by_name["sqlite" if ws is lite else "postgres"][name]
-                return neighbours(ws.store, ws.config.vocabulary, entity, depth=2)["count"]
+                return neighbours(ws.store, ws.config.vocabulary, entity, depth=2, access=LOCAL)["count"]
 
             series = alternate({n: (lambda name, ws=ws: expand(ws, name)) for n, ws in spaces.items()}, starts)
             out["neighbours_2"] = {n: summary(t) for n, (t, _) in series.items()}
@@ -207,12 +207,12 @@ def _graph_reads(stores: dict, ids: list[int], calls: int, rng: random.Random) -
 
     def reach(name, i):
         cache_for(stores[name]).answers.clear()
-        return neighbours(stores[name], vocab, found[name][i], depth=2, limit=None)["count"]
+        return neighbours(stores[name], vocab, found[name][i], depth=2, limit=None, access=LOCAL)["count"]
 
     def hops(name, a, b):
         cache_for(stores[name]).answers.clear()
         try:
-            return path(stores[name], vocab, found[name][a], found[name][b])["hops"]
+            return path(stores[name], vocab, found[name][a], found[name][b], access=LOCAL)["hops"]
         except NotFound:
             return None
 

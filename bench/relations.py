@@ -67,7 +67,7 @@ from index_speed import environment  # noqa: E402
 from search_latency import percentile, summary  # noqa: E402
 from synth import FIRST_NAMES, LAST_NAMES, PROJECT_WORDS, TEAM_NAMES, TOPIC_WORDS  # noqa: E402
 
-from kbgraph.access import LOCAL
+from kbgraph.access import LOCAL  # noqa: E402
 from kbgraph.entities.assemble import entity_key  # noqa: E402
 from kbgraph.entities.lookup import find_entity  # noqa: E402
 from kbgraph.entities.sync import sync_entities  # noqa: E402
@@ -435,7 +435,7 @@ def measure(store, vocab, ids_by_type, hub_id, records, key_ids, rng, calls) -> 
 
     def relations_call(entity, type_name=None, limit=CLI_LIMIT):
         # What `kbg entity relations NAME` runs: at most CLI_LIMIT rows per direction, totals counted.
-        return entity_relations(store, vocab, entity, type_name, today=TODAY, limit=limit)
+        return entity_relations(store, vocab, entity, type_name, today=TODAY, limit=limit, access=LOCAL)
 
     def sides(result) -> tuple[int, int]:
         return len(result["relations"]), len(result["inverse_relations"])
@@ -466,7 +466,7 @@ def measure(store, vocab, ids_by_type, hub_id, records, key_ids, rng, calls) -> 
     q["typical: SQL only (fetchall)"] = {**stats, "rows_mean": mean(kept)}
     stats, kept = timed_calls(union_only, [(i,) for i in typical_ids])
     q["typical: SQL as UNION ALL (alternative)"] = {**stats, "rows_mean": mean(kept)}
-    stats, _ = timed_calls(lambda name: find_entity(store, name), [(names[i],) for i in typical_ids],
+    stats, _ = timed_calls(lambda name: find_entity(store, name, access=LOCAL), [(names[i],) for i in typical_ids],
                            keep=lambda e: None)
     q["typical: find_entity(name), the CLI's lookup first"] = stats
     progress("typical done")
@@ -484,7 +484,7 @@ def measure(store, vocab, ids_by_type, hub_id, records, key_ids, rng, calls) -> 
     progress("inverse done")
 
     def of_type(type_name):
-        return relations_of_type(store, vocab, type_name, today=TODAY)
+        return relations_of_type(store, vocab, type_name, today=TODAY, access=LOCAL)
 
     rare_n = db.execute("SELECT count(*) FROM relations WHERE type = ?", (RARE_TYPE,)).fetchone()[0]
     stats, kept = timed_calls(of_type, [(RARE_TYPE,)] * calls)
@@ -589,7 +589,7 @@ def measure_suggestions(store, vocab, hub_id: int, typical_ids: list[int], calls
         **stats, "counted": kept[0][0], "page_rows": kept[0][1]}
     stats, kept = timed_calls(counts_and_page, [(i,) for i in typical_ids], keep=lambda x: x)
     out[f"typical: counts by type + first {PAGE_ROWS} active rows (SQL)"] = stats
-    stats, _ = timed_calls(lambda e: entity_relations(store, vocab, e, today=TODAY), [(store.get_entity(LOCAL, hub_id),)] * 50,
+    stats, _ = timed_calls(lambda e: entity_relations(store, vocab, e, today=TODAY, access=LOCAL), [(store.get_entity(LOCAL, hub_id),)] * 50,
                            warmup=3, keep=lambda r: None)
     out["hub: entity_relations, unchanged, with the extra indexes present (50 calls)"] = stats
     out["plans"] = {"counts": query_plan(db, COUNTS_SQL, (hub_id, TODAY, hub_id, TODAY)),

@@ -309,6 +309,7 @@ def queries(count: int, seed: int, indexed: Path | None = None) -> dict:
     if indexed is None and not KEPS.is_dir():
         return {"skipped": f"{KEPS} is absent (the KEP vault lives in ../shared/data)"}
     sys.path.insert(0, str(REPO / "src"))
+    from kbgraph.access import LOCAL
     from kbgraph.errors import InvalidInput
     from kbgraph.search import search
     from kbgraph.workspace import Workspace
@@ -339,13 +340,13 @@ def queries(count: int, seed: int, indexed: Path | None = None) -> dict:
         ws = Workspace.open(str(vault))
         try:
             # Not timed: the first hybrid search loads the vectors (~0.35 s, once per process).
-            search(ws.store, "kubernetes", limit=5, config=ws.config, mode="hybrid")
+            search(ws.store, "kubernetes", limit=5, config=ws.config, mode="hybrid", access=LOCAL)
             for _ in range(count):
                 query = make()
                 mode = rng.choice(["hybrid", "bm25"])
                 started = time.perf_counter()
                 try:
-                    search(ws.store, query, limit=rng.choice([5, 10, 50]), config=ws.config, mode=mode)
+                    search(ws.store, query, limit=rng.choice([5, 10, 50]), config=ws.config, mode=mode, access=LOCAL)
                 except InvalidInput:
                     pass
                 times.append((time.perf_counter() - started, f"{mode}: {query!r}"))

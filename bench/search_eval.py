@@ -41,6 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from kbgraph.access import LOCAL  # noqa: E402
 from kbgraph.config import load_config  # noqa: E402
 from kbgraph.ingest.pipeline import index_vault  # noqa: E402
 from kbgraph.search import search  # noqa: E402
@@ -96,7 +97,7 @@ def kep_toml(embedder: str | None) -> str:
 def run_search(store, config, run: str, query: str, limit: int, entity: str | None):
     """(hits as path tuples: the hit's path, then near-duplicates folded into it; None), or (None, why not)."""
     mode, expand, pin, pure = RUNS[run]
-    kwargs = {"limit": limit}
+    kwargs = {"limit": limit, **({"access": LOCAL} if "access" in PARAMS else {})}  # required since issue 27
     wanted = {"mode": mode, "expand_relations": expand or None, "entity": entity if pin else None}
     for key, value in wanted.items():
         if value is None or (key == "mode" and mode == "bm25" and "mode" not in PARAMS):
@@ -191,9 +192,9 @@ def query_stats(store, queries) -> dict:
 
     per_type, mentioned = collections.Counter(), collections.defaultdict(lambda: [0, 0])
     for q in queries:
-        entity = find_entity(store, q["entity"]) if q["entity"] else None
+        entity = find_entity(store, q["entity"], access=LOCAL) if q["entity"] else None
         per_type[entity.type if entity else "none"] += 1
-        paths = {d["path"] for d in timeline(store, entity)} if entity else set()
+        paths = {d["path"] for d in timeline(store, entity, access=LOCAL)} if entity else set()
         cell = mentioned[f"hop {q['hops']}"]
         cell[0] += sum(p in paths for p in q["relevant"])
         cell[1] += len(q["relevant"])

@@ -84,6 +84,7 @@ def make_queries(vault, count: int, seed: int) -> list[str]:
 
 def library_latency(root: Path, queries: list[str]) -> dict:
     """Per-query time of kbgraph.search.search on one warm, open store."""
+    from kbgraph.access import LOCAL
     from kbgraph.search import search
     from kbgraph.store import open_store
 
@@ -92,11 +93,11 @@ def library_latency(root: Path, queries: list[str]) -> dict:
     open_s = time.perf_counter() - start
     try:
         for query in queries[:WARMUP_QUERIES]:
-            search(store, query, limit=10)
+            search(store, query, limit=10, access=LOCAL)
         times, hits, modes = [], [], {}
         for query in queries:
             start = time.perf_counter()
-            result = search(store, query, limit=10)
+            result = search(store, query, limit=10, access=LOCAL)
             times.append(time.perf_counter() - start)
             hits.append(len(result.hits))
             modes[result.mode] = modes.get(result.mode, 0) + 1

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbgraph.access import SENSITIVITIES, VISIBILITIES, Access
+from kbgraph.access import LOCAL, SENSITIVITIES, VISIBILITIES, Access
 from kbgraph.config import config_from_dict
 from kbgraph.errors import ConfigError
 from kbgraph.ingest.parse import governance
@@ -82,5 +82,5 @@ def test_a_team_reader_sees_the_team_folder_and_not_the_private_one(vault):
         team = Access.of("bob", ("team", "public"), "internal")
         paths = {h.path for h in search(ws.store, "quokka", access=team, mode="bm25").hits}
         assert paths == {"notes/quokka-open.md"}
-        everyone = {h.path for h in search(ws.store, "quokka", mode="bm25").hits}
+        everyone = {h.path for h in search(ws.store, "quokka", mode="bm25", access=LOCAL).hits}
         assert everyone == {"notes/quokka-open.md", "private-notes/quokka.md"}

@@ -93,6 +93,23 @@ def test_names_are_never_guessed(ws):
         capture(ws, "person: Priya Nair; alias: Ben; note: x")
 
 
+def test_a_refused_alias_names_the_entity_only_to_a_reader_who_may_read_it(ws):
+    """The alias check looks among every entity (two entities must not share a name), and its refusal
+    named the one found: a token that may read none of the sample learned that Ben Okafor exists."""
+    import dataclasses
+
+    from kbgraph.access import Access
+
+    visitor = dataclasses.replace(ws, access=Access.of("visitor", ("team", "public"), "internal"))
+    with pytest.raises(NotFound):
+        find_entity(ws.store, "Ben Okafor", access=visitor.access)  # the sample has no access rules: all private
+    with pytest.raises(InvalidInput, match="alias 'Ben' already names another entity") as refused:
+        capture(visitor, "person: Priya Nair; alias: Ben; note: x")
+    assert "Okafor" not in str(refused.value)
+    with pytest.raises(InvalidInput, match="alias 'Ben' already names Ben Okafor"):
+        capture(ws, "person: Priya Nair; alias: Ben; note: x")  # the local user is told which
+
+
 def test_an_alias_is_recorded(ws):
     done = capture(ws, "person: Lena Fischer; alias: LF; note: prefers mornings")
     assert done.aliases == ("LF",)
@@ -176,7 +193,7 @@ def test_a_page_that_would_refuse_a_line_refuses_the_capture_before_any_alias(ws
     digest = tree_digest(ws.root)
     with pytest.raises(InvalidInput, match="would not read back"):
         capture(ws, "person: Arjun; alias: AJX; int: tea")
-    assert tree_digest(ws.root) == digest and "AJX" not in find_entity(ws.store, "Arjun Mehta").aliases
+    assert tree_digest(ws.root) == digest and "AJX" not in find_entity(ws.store, "Arjun Mehta", access=LOCAL).aliases
 
 
 @pytest.mark.parametrize("text", [";;;", " ; - : ", "—…"])

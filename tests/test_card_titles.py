@@ -48,7 +48,7 @@ def keps(tmp_path: Path):
 
 def test_a_context_line_says_what_the_page_is(keps):
     root, store = keps
-    packed = build_context(store, load_config(root), "sidecar containers KEP-753 KEP-961 Project Atlas", 400, 10)
+    packed = build_context(store, load_config(root), "sidecar containers KEP-753 KEP-961 Project Atlas", 400, 10, access=LOCAL)
     lines = {e.name: e.line for e in packed.entities}
     assert lines["KEP-753"].startswith('KEP-753 (project "Sidecar Containers"')  # the frontmatter title, name cut
     long = lines["KEP-961"]  # no frontmatter title: the first heading, cut to a few words
@@ -61,7 +61,7 @@ def test_a_context_line_says_what_the_page_is(keps):
 def test_a_slice_says_it_too_and_a_reader_of_no_page_learns_no_title(keps):
     root, store = keps
     config = load_config(root)
-    who = slice_entities(store, config, ["KEP-753", "KEP-961"]).entities
+    who = slice_entities(store, config, ["KEP-753", "KEP-961"], access=LOCAL).entities
     assert who[0].lines[0] == 'KEP-753: project "Sidecar Containers"; mentioned 2x'
     assert who[1].lines[0].startswith('KEP-961: project "Scheduler framework')
     for entity_id in [e.id for e in store.list_entities(LOCAL)]:

@@ -50,7 +50,7 @@ topics = st.one_of(st.none(), st.lists(st.sampled_from(WORDS), min_size=1, max_s
 @given(topic=topics, budget=st.one_of(st.integers(1, 40), st.integers(1, 4000)), items=st.integers(1, 30))
 def test_the_budget_is_a_ceiling_with_the_models_tokenizer(store_and_config, wordpiece, topic, budget, items):
     store, config = store_and_config
-    result = build_context(store, config, topic, budget, items, counter=wordpiece)
+    result = build_context(store, config, topic, budget, items, counter=wordpiece, access=LOCAL)
     assert result.tokens == wordpiece.count(result.text) <= budget
     assert len(result.entities) + len(result.passages) <= items
     assert result.exact
@@ -61,7 +61,7 @@ def test_the_budget_is_a_ceiling_with_the_models_tokenizer(store_and_config, wor
 def test_the_budget_is_a_ceiling_with_the_estimate(store_and_config, topic, budget, items):
     store, config = store_and_config
     counter = EstimateCounter()
-    result = build_context(store, config, topic, budget, items, counter=counter)
+    result = build_context(store, config, topic, budget, items, counter=counter, access=LOCAL)
     assert result.tokens == counter.count(result.text) <= budget
     assert not result.exact and result.notes and "estimated" in result.notes[0]
 
@@ -72,7 +72,7 @@ def test_the_count_is_the_tokenizers_count_of_the_text(store_and_config, wordpie
     from kbgraph.embed.model_files import model_dir
 
     store, config = store_and_config
-    result = build_context(store, config, "key rotation for the Auth Service", 700, counter=wordpiece)
+    result = build_context(store, config, "key rotation for the Auth Service", 700, counter=wordpiece, access=LOCAL)
     reference = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     reference.no_truncation()
     assert result.tokens == len(reference.encode(result.text, add_special_tokens=False).ids)
@@ -89,7 +89,7 @@ def test_the_estimate_errs_high_on_real_notes(store_and_config, wordpiece):
 
 def test_context_for_a_topic_names_its_entities_then_passages(store_and_config):
     store, config = store_and_config
-    result = build_context(store, config, "Auth Service key rotation", 2000, counter=EstimateCounter())
+    result = build_context(store, config, "Auth Service key rotation", 2000, counter=EstimateCounter(), access=LOCAL)
     assert result.entities[0].name == "Auth Service" and result.entities[0].why == "named"
     assert result.entities[0].line.startswith("Auth Service (project")
     assert "led by: Arjun Mehta" in result.entities[0].line
@@ -100,7 +100,7 @@ def test_context_for_a_topic_names_its_entities_then_passages(store_and_config):
 
 def test_context_without_a_topic_lists_the_central_entities(store_and_config):
     store, config = store_and_config
-    result = build_context(store, config, None, 2000, 5, counter=EstimateCounter())
+    result = build_context(store, config, None, 2000, 5, counter=EstimateCounter(), access=LOCAL)
     assert len(result.entities) == 5 and not result.passages
     assert {e.why for e in result.entities} == {"central"}
     assert "Ana Lima (person, Engineering Manager, Platform; reports to: Ben Okafor;" in result.text
@@ -108,7 +108,7 @@ def test_context_without_a_topic_lists_the_central_entities(store_and_config):
 
 def test_an_ambiguous_name_is_reported_never_blended(store_and_config):
     store, config = store_and_config
-    result = build_context(store, config, "Sam rollout", 2000, counter=EstimateCounter())
+    result = build_context(store, config, "Sam rollout", 2000, counter=EstimateCounter(), access=LOCAL)
     assert result.ambiguous and {c["name"] for c in result.ambiguous[0]["candidates"]} == {"Sam Li", "Sam Ortiz"}
     assert not [e for e in result.entities if e.why == "named"]
     assert any("could be" in note for note in result.notes)
@@ -127,13 +127,13 @@ def test_bad_limits_are_refused(store_and_config):
     store, config = store_and_config
     for budget in (0, -5, True):
         with pytest.raises(InvalidInput) as error:
-            build_context(store, config, budget=budget)
+            build_context(store, config, budget=budget, access=LOCAL)
         assert error.value.param == "budget"
     with pytest.raises(InvalidInput) as error:
-        build_context(store, config, items=0)
+        build_context(store, config, items=0, access=LOCAL)
     assert error.value.param == "items"
     with pytest.raises(InvalidInput) as error:
-        build_context(store, config, "   ")
+        build_context(store, config, "   ", access=LOCAL)
     assert error.value.param == "topic"
 
 
@@ -149,7 +149,7 @@ def test_a_reader_gets_only_what_it_may_read(store_and_config):
 
 def test_slice_lines_are_short_and_mark_uncertainty(store_and_config, wordpiece):
     store, config = store_and_config
-    result = slice_entities(store, config, ["Arjun Mehta", "Auth Service"], include_inferred=True, counter=wordpiece)
+    result = slice_entities(store, config, ["Arjun Mehta", "Auth Service"], include_inferred=True, counter=wordpiece, access=LOCAL)
     arjun = result.entities[0]
     assert arjun.lines[0].startswith("Arjun Mehta: person, Senior Software Engineer, team Platform; mentioned ")
     assert "- reports to: Ana Lima" in arjun.lines
@@ -158,22 +158,22 @@ def test_slice_lines_are_short_and_mark_uncertainty(store_and_config, wordpiece)
     lines = result.text.splitlines()
     assert result.tokens / len(lines) <= 20  # ~15 tokens a line
     assert max(wordpiece.count(line) for line in lines) <= 32
-    plain = slice_entities(store, config, ["Arjun Mehta"], counter=wordpiece)
+    plain = slice_entities(store, config, ["Arjun Mehta"], counter=wordpiece, access=LOCAL)
     assert not any("(inferred)" in line for line in plain.text.splitlines())
 
 
 def test_slice_refuses_more_than_three_ambiguous_and_unknown(store_and_config):
     store, config = store_and_config
     with pytest.raises(InvalidInput) as error:
-        slice_entities(store, config, ["Ana Lima", "Ben Okafor", "Sam Li", "Chen Wei"])
+        slice_entities(store, config, ["Ana Lima", "Ben Okafor", "Sam Li", "Chen Wei"], access=LOCAL)
     assert error.value.param == "names"
     with pytest.raises(InvalidInput):
-        slice_entities(store, config, [])
+        slice_entities(store, config, [], access=LOCAL)
     with pytest.raises(Ambiguous) as ambiguous:
-        slice_entities(store, config, ["Sam"])
+        slice_entities(store, config, ["Sam"], access=LOCAL)
     assert {c["name"] for c in ambiguous.value.candidates} == {"Sam Li", "Sam Ortiz"}
     with pytest.raises(NotFound):
-        slice_entities(store, config, ["Nobody Atall"])
+        slice_entities(store, config, ["Nobody Atall"], access=LOCAL)
 
 
 def test_expired_relations_show_only_when_asked(indexed_vault):
@@ -230,7 +230,7 @@ def test_slice_lists_current_facts_and_open_loops(indexed_vault):
         done = add_loop(ws, "Arjun Mehta", "send the offsite agenda", "2026-01-02")
         resolve_loop(ws, done.item.id)
         add_loop(ws, "Arjun Mehta", "return the book", "2020-01-02")
-        result = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-05-01")
+        result = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-05-01", access=LOCAL)
     lines = result.entities[0].lines
     assert any(line.startswith("- interest: mechanical keyboards") for line in lines)
     assert not any("fountain pens" in line for line in lines)  # superseded
@@ -249,7 +249,7 @@ def test_every_slice_line_is_short_however_long_a_fact(indexed_vault, wordpiece)
     with Workspace.open(str(indexed_vault)) as ws:
         add_fact(ws, "Arjun Mehta", "interest", words, "2026-03-01")
         add_loop(ws, "Arjun Mehta", words, "2026-08-15")
-        result = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-05-01", counter=wordpiece)
+        result = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-05-01", counter=wordpiece, access=LOCAL)
     lines = result.text.splitlines()
     assert max(wordpiece.count(line) for line in lines) <= MAX_CARD_TOKENS
     fact = next(line for line in lines if line.startswith("- interest: a fountain pen"))
@@ -322,7 +322,7 @@ def test_a_public_reader_sees_the_public_and_none_of_the_private(governed):
     _no_private(build_context(store, config, None, 2000, access=ben, counter=EstimateCounter()).text)
     sliced = slice_entities(store, config, ["Pia Public"], access=ben, today="2026-04-30", counter=EstimateCounter())
     assert "- interest: sailing (2026-04-01)" in sliced.text and "- open loop: return the" in sliced.text
-    mine = slice_entities(store, config, ["Pia Public"], today="2026-04-30", counter=EstimateCounter())
+    mine = slice_entities(store, config, ["Pia Public"], today="2026-04-30", counter=EstimateCounter(), access=LOCAL)
     assert mine.text.startswith("Pia Public: person, Harbour Master; mentioned 6x")  # the private notes count
     assert sliced.text.startswith("Pia Public: person, Harbour Master; mentioned 3x")  # for her: her page, a note
     _no_private(sliced.text)

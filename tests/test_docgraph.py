@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kbgraph.access import LOCAL
 from kbgraph.docgraph import RELATION_TYPES, doc_relations, similar_references
 from kbgraph.docgraph import simhash as sh
 from kbgraph.docgraph.names import NameIndex, Phrases, distinctive
@@ -50,7 +51,7 @@ def _index(root: Path, full: bool = False):
 def _rels(root: Path, path: str, type_name: str | None = None) -> list:
     store = open_store(root)
     try:
-        return doc_relations(store, path, type_name)
+        return doc_relations(store, path, type_name, access=LOCAL)
     finally:
         store.close()
 
@@ -243,7 +244,7 @@ def test_similar_references_hook_keeps_only_close_vectors_and_scores_below_1():
 
 
 def _by_meaning(store, path: str) -> dict[tuple[str, str], float]:
-    return {(r.direction, r.path): r.score for r in doc_relations(store, path, "references")
+    return {(r.direction, r.path): r.score for r in doc_relations(store, path, "references", access=LOCAL)
             if r.evidence.startswith("similar meaning")}
 
 
@@ -267,10 +268,10 @@ def test_the_similar_stage_relates_documents_by_meaning_both_ways_and_keeps_up_w
     index_vault(tmp_path)
     with closing(open_store(tmp_path)) as store:
         assert {p for _, p in _by_meaning(store, "a.md")} == {"b.md", "c.md"}, "relating a's links again keeps these"
-        assert {r.path for r in doc_relations(store, "a.md", "references")
+        assert {r.path for r in doc_relations(store, "a.md", "references", access=LOCAL)
                 if r.score == 1.0 and r.direction == "out"} == {"e.md"}
         assert {p for _, p in _by_meaning(store, "c.md")} == {"a.md", "b.md"}
-        links = {r.path for r in doc_relations(store, "d.md", "references") if r.score == 1.0}
+        links = {r.path for r in doc_relations(store, "d.md", "references", access=LOCAL) if r.score == 1.0}
         assert links == {"a.md", "c.md"}
     (tmp_path / "a.md").write_text("# Tides\n\nNothing like the others any more: a recipe for bread.\n",
                                    encoding="utf-8")
@@ -439,7 +440,7 @@ def test_stored_rows_of_an_unknown_type_are_ignored(small):
             store.db.execute("INSERT INTO doc_relations (source_doc_id, target_doc_id, type, score, evidence)"
                              " VALUES (?, ?, 'inspired-by', 0.8, 'a later version')",
                              (ids["notes/plan.md"], ids["notes/other.md"]))
-        assert all(r.type in RELATION_TYPES for r in doc_relations(store, "notes/plan.md"))
+        assert all(r.type in RELATION_TYPES for r in doc_relations(store, "notes/plan.md", access=LOCAL))
     finally:
         store.close()
     assert kbg(small, "doc", "relations", "notes/other.md")["count"] >= 1
@@ -491,10 +492,10 @@ def test_library_errors_for_unknown_documents_and_types(small):
     store = open_store(small)
     try:
         with pytest.raises(NotFound):
-            doc_relations(store, "missing.md")
+            doc_relations(store, "missing.md", access=LOCAL)
         with pytest.raises(InvalidInput):
-            doc_relations(store, "notes/plan.md", "cites")
-        assert [r.type for r in doc_relations(store, "notes/plan.md", "sibling")] == ["sibling"]
+            doc_relations(store, "notes/plan.md", "cites", access=LOCAL)
+        assert [r.type for r in doc_relations(store, "notes/plan.md", "sibling", access=LOCAL)] == ["sibling"]
     finally:
         store.close()
 
@@ -524,3 +525,24 @@ def test_the_index_stages_import_numpy_only_when_there_is_work():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
     assert callable(similar_references)  # the package's names are still there, imported on first use
+
+
+def test_a_reader_is_shown_only_the_documents_it_may_read_among_the_relations(vault):
+    """Siblings, an index note's children and stored relations name other documents: a reader of team
+    notes is shown the team's, not a private page beside them, and the private page itself is not found."""
+    from kbgraph.access import Access
+
+    with open(vault / "kbgraph.toml", "a", encoding="utf-8") as handle:
+        handle.write('\n[access]\nvisibility = "team"\n')
+    page = vault / "people/chen-wei.md"
+    page.write_text(page.read_text().replace("type: person\n", "type: person\nvisibility: private\nowner: chen\n", 1))
+    _index(vault)
+    bob, chen = (Access.of(p, ("team", "public"), "internal") for p in ("bob", "chen"))
+    with closing(open_store(vault)) as store:
+        everyone = {r.path for r in doc_relations(store, "people/ana-lima.md", access=LOCAL)}
+        bobs = {r.path for r in doc_relations(store, "people/ana-lima.md", access=bob)}
+        assert "people/chen-wei.md" in everyone and "people/ben-okafor.md" in bobs
+        assert bobs == everyone - {"people/chen-wei.md"}
+        with pytest.raises(NotFound):
+            doc_relations(store, "people/chen-wei.md", access=bob)
+        assert doc_relations(store, "people/chen-wei.md", access=chen)  # its owner reads it

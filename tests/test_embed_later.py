@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kbgraph.access import LOCAL
 from kbgraph.config import load_config
 from kbgraph.embed import FakeEmbedder, register_embedder
 from kbgraph.embed.run import embed_vault
@@ -81,7 +82,7 @@ def test_text_and_graph_are_committed_and_announced_before_the_model_is_called(t
         seen_first_call["events"] = list(events)
         reader = open_store(root)  # another connection: sees only what was committed
         try:
-            result = search(reader, "gateway item", config=load_config(root))
+            result = search(reader, "gateway item", config=load_config(root), access=LOCAL)
             seen_first_call["hits"] = len(result.hits)
             seen_first_call["notes"] = result.notes
             seen_first_call["entity"] = [e.name for e in reader.list_entities(__import__("kbgraph.access").access.LOCAL)]
@@ -117,7 +118,7 @@ def test_an_interrupted_embedding_keeps_what_it_saved_and_the_next_run_embeds_on
     store = open_store(root)
     try:
         assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        result = search(store, "gateway item", config=load_config(root))
+        result = search(store, "gateway item", config=load_config(root), access=LOCAL)
         assert result.hits and "vector" in result.signals
         assert result.notes == (f"{sections - saved:,} of {sections:,} sections have no vectors yet: hybrid "
                                 "search uses text for them; run `kbg embed`",)
@@ -185,7 +186,7 @@ def test_a_full_disk_while_embedding_is_one_line_and_leaves_text_search_working(
     store = open_store(root)
     try:
         assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert search(store, "gateway item", config=load_config(root), mode="bm25").hits
+        assert search(store, "gateway item", config=load_config(root), mode="bm25", access=LOCAL).hits
     finally:
         store.close()
     monkeypatch.setattr(SqliteStore, "put_vectors", real_put)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kbgraph import errors
+from kbgraph.access import LOCAL
 from kbgraph.cli.wording import cli_words
 
 from .conftest import run_kbg
@@ -79,7 +80,7 @@ def test_a_library_error_carries_its_param_and_hint(tmp_path):
     from kbgraph.relations.staleness import stale_report
 
     with pytest.raises(errors.InvalidInput) as bad_days:
-        stale_report(None, days=-1)
+        stale_report(None, days=-1, access=LOCAL)
     assert (bad_days.value.param, bad_days.value.hint) == ("days", None)
     assert str(bad_days.value) == "`days` must be between 0 and 365000, got -1"
     with pytest.raises(errors.InvalidInput) as bad_date:

@@ -212,7 +212,7 @@ def test_facts_and_loops_follow_a_merge_and_go_back_on_unmerge(ws):
     assert [(f.id, f.entity) for f in facts if f.text == "green tea"] == [(fact.id, "Arjun Mehta")]
     assert [(x.id, x.entity) for x in list_loops(ws.store, LOCAL, "Arjun Mehta")] == [(loop.id, "Arjun Mehta")]
     assert {f.entity for f in list_facts(ws.store, LOCAL)} == {"Arjun Mehta"}
-    lines = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-04-10").entities[0].lines
+    lines = slice_entities(ws.store, ws.config, ["Arjun Mehta"], today="2026-04-10", access=LOCAL).entities[0].lines
     assert "- interest: green tea (2026-04-01)" in lines and "- open loop: send the tea list (due 2026-04-20)" in lines
     brief = brief_entity(ws.store, LOCAL, ws.config.vocabulary, "Arjun Mehta", today="2026-04-10")
     assert f"loop {loop.id}" in [i.ref for i in brief.items]

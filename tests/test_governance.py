@@ -8,7 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbgraph.access import SENSITIVITIES, VISIBILITIES, Access, Governance, least_readable, most_readable
+from kbgraph.access import LOCAL, SENSITIVITIES, VISIBILITIES, Access, Governance, least_readable, most_readable
 from kbgraph.entities.lookup import find_entity
 from kbgraph.graph.neighbours import neighbours
 from kbgraph.graph.view import GraphView
@@ -64,7 +64,7 @@ def test_a_private_page_hides_its_entity_and_its_relations_from_other_readers(va
         assert "Chen Wei" in {e.name for e in store.list_entities(CHEN)}  # the owner reads it
         assert "Ben Okafor" in {e.name for e in store.list_entities(BOB)}
         ben = find_entity(store, "Ben Okafor", access=BOB)
-        levels = neighbours(store, vocab, ben, 2, "both", VIEW, None, BOB)["levels"]
+        levels = neighbours(store, vocab, ben, 2, "both", VIEW, None, access=BOB)["levels"]
         near = {e["name"] for level in levels for e in level["entities"]}
         assert near and "Chen Wei" not in near
         sam = find_entity(store, "Sam Li", access=BOB)
@@ -180,7 +180,7 @@ def test_accepting_a_suggestion_shows_and_relates_from_only_the_support_the_read
     with Workspace.open(str(vault)) as ws:
         (found,) = [s for s in list_suggestions(ws.store, "pending", access=alice) if s["type"] == "contributes-to"]
         assert found["strength"] == 1 and found["source_doc"] == "meetings/2026/01/12/atlas-sync.md"
-        assert [s["strength"] for s in list_suggestions(ws.store, "pending") if s["type"] == "contributes-to"] == [2]
+        assert [s["strength"] for s in list_suggestions(ws.store, "pending", access=LOCAL) if s["type"] == "contributes-to"] == [2]
         done = accept(dataclasses.replace(ws, access=alice), found["id"])
         assert [e["doc_path"] for e in done["evidence"]] == ["meetings/2026/01/12/atlas-sync.md"]
         assert hidden not in json.dumps(done)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from kbgraph.access import LOCAL
 from kbgraph.config import load_config
 from kbgraph.embed import FakeEmbedder, register_embedder
 from kbgraph.errors import Ambiguous, InvalidInput
@@ -23,8 +24,8 @@ def store(indexed_vault):
     opened.close()
 
 
-def _search(vault, store, query, **options):
-    return search(store, query, config=load_config(vault), **options)
+def _search(vault, store, query, access=LOCAL, **options):
+    return search(store, query, config=load_config(vault), access=access, **options)
 
 
 def test_keyword_and_vector_signals_are_fused(indexed_vault, store):

@@ -42,7 +42,7 @@ def _rows(root: Path) -> tuple[list[tuple], int, int, int]:
 def _paths(root: Path, query: str) -> list[str]:
     store = open_store(root)
     try:
-        return [h.path for h in search(store, query, limit=5, mode="bm25").hits]
+        return [h.path for h in search(store, query, limit=5, mode="bm25", access=LOCAL).hits]
     finally:
         store.close()
 

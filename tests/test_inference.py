@@ -39,7 +39,7 @@ def test_rules_give_marked_relations_with_the_path_that_derived_them(stack):
     store, e = stack
     summary = infer(store, DEFAULT_INFERENCE_RULES)
     assert summary["added"] == 2 and summary["count"] == 2
-    rows = {(r["source"], r["type"], r["target"]): r for r in inferred_relations(store)}
+    rows = {(r["source"], r["type"], r["target"]): r for r in inferred_relations(store, access=LOCAL)}
     assert set(rows) == {("Dana", "skip-level-reports-to", "Ben"), ("Atlas", "indirectly-depends-on", "ZooKeeper")}
     atlas = rows[("Atlas", "indirectly-depends-on", "ZooKeeper")]
     assert [(h["from"], h["type"], h["to"]) for h in atlas["via"]] == [("Atlas", "uses", "Kafka"),
@@ -50,14 +50,14 @@ def test_rules_give_marked_relations_with_the_path_that_derived_them(stack):
 def test_inferred_relations_show_only_when_asked_for(stack):
     store, e = stack
     infer(store, DEFAULT_INFERENCE_RULES)
-    plain = neighbours(store, VOCAB, e["Dana"])
+    plain = neighbours(store, VOCAB, e["Dana"], access=LOCAL)
     assert [x["name"] for x in plain["levels"][0]["entities"]] == ["Ana"]
-    asked = neighbours(store, VOCAB, e["Dana"], view=GraphView(include_inferred=True))
+    asked = neighbours(store, VOCAB, e["Dana"], view=GraphView(include_inferred=True), access=LOCAL)
     names = {x["name"]: x for x in asked["levels"][0]["entities"]}
     assert set(names) == {"Ana", "Ben"}
     assert names["Ben"]["path"][0]["inferred"] is True
-    assert path(store, VOCAB, e["Dana"], e["Ben"], view=GraphView(include_inferred=True))["hops"] == 1
-    assert path(store, VOCAB, e["Dana"], e["Ben"])["hops"] == 2
+    assert path(store, VOCAB, e["Dana"], e["Ben"], view=GraphView(include_inferred=True), access=LOCAL)["hops"] == 1
+    assert path(store, VOCAB, e["Dana"], e["Ben"], access=LOCAL)["hops"] == 2
 
 
 def test_an_inferred_relation_goes_when_a_premise_goes(stack):
@@ -69,21 +69,21 @@ def test_an_inferred_relation_goes_when_a_premise_goes(stack):
         store.end_relation(premise["id"], "2026-06-01T09:00:00+00:00")
     summary = infer_if_changed(store, DEFAULT_INFERENCE_RULES)
     assert summary is not None and summary["removed"] == 1
-    assert [r["type"] for r in inferred_relations(store)] == ["skip-level-reports-to"]
+    assert [r["type"] for r in inferred_relations(store, access=LOCAL)] == ["skip-level-reports-to"]
 
 
 def test_an_asserted_relation_is_not_inferred_again(stack):
     store, e = stack
     relation(store, e["Dana"].id, e["Ben"].id, "skip-level-reports-to")
     infer(store, DEFAULT_INFERENCE_RULES)
-    assert [r["type"] for r in inferred_relations(store)] == ["indirectly-depends-on"]
+    assert [r["type"] for r in inferred_relations(store, access=LOCAL)] == ["indirectly-depends-on"]
 
 
 def test_an_expired_premise_infers_nothing(stack):
     store, e = stack
     relation(store, e["Ana"].id, e["Ben"].id, "reports-to", valid_until="2020-01-01", now="2019-01-01T00:00:00+00:00")
     infer(store, DEFAULT_INFERENCE_RULES)
-    assert all(r["type"] != "skip-level-reports-to" for r in inferred_relations(store))
+    assert all(r["type"] != "skip-level-reports-to" for r in inferred_relations(store, access=LOCAL))
 
 
 @pytest.mark.parametrize("rules, message", [
@@ -141,9 +141,9 @@ def test_inference_reruns_when_the_rules_change_or_a_premise_expires_with_the_da
     only_skip = tuple(r for r in DEFAULT_INFERENCE_RULES if r.gives == "skip-level-reports-to")
     rerun = infer_if_changed(store, only_skip, today="2026-05-01")  # [graph.rules] edited: no relation moved
     assert rerun is not None and rerun["count"] == 1
-    assert {r["type"] for r in inferred_relations(store)} == {"skip-level-reports-to"}
+    assert {r["type"] for r in inferred_relations(store, access=LOCAL)} == {"skip-level-reports-to"}
     later = infer_if_changed(store, only_skip, today="2026-07-01")  # Ana's reports-to Ben ended 2026-06-30
-    assert later is not None and later["count"] == 0 and inferred_relations(store) == []
+    assert later is not None and later["count"] == 0 and inferred_relations(store, access=LOCAL) == []
 
 
 @pytest.fixture

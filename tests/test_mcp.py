@@ -14,6 +14,7 @@ pytest.importorskip("mcp.server.mcpserver")
 
 from mcp import Client, MCPError, StdioServerParameters  # noqa: E402
 
+from kbgraph.access import LOCAL, Access  # noqa: E402
 from kbgraph.ingest.pipeline import index_vault  # noqa: E402
 from kbgraph.mcp import build_server  # noqa: E402
 from kbgraph.workspace import Workspace  # noqa: E402
@@ -158,23 +159,23 @@ def test_every_tool_answers_and_writes_show_through_the_library(tmp_path, indexe
 
     with Workspace.open(str(indexed_vault)) as ws:
         vocab = ws.config.vocabulary
-        lena = entity_relations(ws.store, vocab, find_entity(ws.store, "Lena Fischer"))
+        lena = entity_relations(ws.store, vocab, find_entity(ws.store, "Lena Fischer", access=LOCAL), access=LOCAL)
         assert any(r["type"] == "mentors" and r["target"] == "Chen Wei" for r in lena["relations"])
-        chen = entity_relations(ws.store, vocab, find_entity(ws.store, "Chen Wei"))
+        chen = entity_relations(ws.store, vocab, find_entity(ws.store, "Chen Wei", access=LOCAL), access=LOCAL)
         assert not any(r["type"] == "collaborates-with" and "Sam Li" in (r["source"], r["target"])
                        for r in chen["relations"] + chen["inverse_relations"]), "unrelated"
-        accepted = {s["id"] for s in list_suggestions(ws.store, "accepted")}
+        accepted = {s["id"] for s in list_suggestions(ws.store, "accepted", access=LOCAL)}
         assert out["accepted"]["id"] in accepted or out["suggestion_accept"].structured_content["status"] == "accepted"
-        source = find_entity(ws.store, out["accepted"]["source"])
-        rows = entity_relations(ws.store, vocab, source, out["accepted"]["type"])
+        source = find_entity(ws.store, out["accepted"]["source"], access=LOCAL)
+        rows = entity_relations(ws.store, vocab, source, out["accepted"]["type"], access=LOCAL)
         assert any(r["target"] == out["accepted"]["target"] for r in rows["relations"])
-        assert out["rejected"]["id"] in {s["id"] for s in list_suggestions(ws.store, "rejected")}
+        assert out["rejected"]["id"] in {s["id"] for s in list_suggestions(ws.store, "rejected", access=LOCAL)}
         assert [f.text for f in list_facts(ws.store, ws.access, "Chen Wei")] == ["mechanical pencils"]
         assert list_loops(ws.store, ws.access, "Chen Wei") == []
         asked = ws.store.decisions(ws.access, "asked")
         assert [q for q in asked if q["doc_path"] == "meetings/2026/04/01/sync.md"] == [], "the sample's own stay"
         assert list_conflicts(ws) == [] and list_conflicts(ws, True)[0]["status"] == "resolved"
-        managers = entity_relations(ws.store, vocab, find_entity(ws.store, "Chen Wei"), "reports-to")["relations"]
+        managers = entity_relations(ws.store, vocab, find_entity(ws.store, "Chen Wei", access=LOCAL), "reports-to", access=LOCAL)["relations"]
         assert [r["target"] for r in managers] == ["Ben Okafor"], "the one not kept ended yesterday"
     page = (indexed_vault / "people/lena-fischer.md").read_text()
     assert "mentors" in page and "Chen Wei" in page, "relate writes the page line"
@@ -277,3 +278,25 @@ def test_kbg_mcp_without_the_sdk_names_the_extra(shared_sample, monkeypatch):
     result = run_kbg("mcp", "--vault", str(shared_sample))
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "pip install 'kbgraph[serve]'" in result.stderr, result.stderr
+
+
+def test_document_relations_and_candidates_read_as_the_workspace_reader(indexed_vault):
+    """Both tools read as the local user whatever reader the workspace was opened for: a reader of public
+    notes only got a private page's siblings (paths and titles), and the names in every note with an example
+    path each."""
+    import dataclasses
+
+    with Workspace.open(str(indexed_vault)) as ws:
+        public_only = dataclasses.replace(ws, access=Access.of("visitor"))  # the sample has no public note
+
+        async def go(workspace):
+            async with client(build_server(workspace=workspace), "default") as c:
+                return (await c.call_tool("document_relations", {"target": "people/ana-lima.md"}),
+                        await c.call_tool("entity_candidates", {"limit": 5}))
+
+        (own, named), (visitor, unnamed) = run(go(ws)), run(go(public_only))
+    assert not own.is_error and "people/ben-okafor.md" in own.content[0].text  # a sibling, to the local user
+    assert visitor.is_error and "not in the index" in visitor.content[0].text
+    assert "ben-okafor" not in visitor.content[0].text
+    assert named.structured_content["count"] > 0
+    assert not unnamed.is_error and unnamed.structured_content["count"] == 0, unnamed.content[0].text

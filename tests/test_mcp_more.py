@@ -14,6 +14,7 @@ pytest.importorskip("mcp.server.mcpserver")
 
 from mcp import Client  # noqa: E402
 
+from kbgraph.access import LOCAL  # noqa: E402
 from kbgraph.mcp import build_server  # noqa: E402
 from kbgraph.workspace import Workspace  # noqa: E402
 
@@ -68,11 +69,11 @@ def test_merge_and_unmerge_change_who_is_who_and_read_back(server, ws):
     merged, = calls(server, ("entity_merge", {"merged": "Sam Li", "into": "Sam Ortiz"}))
     assert not merged.is_error, merged.content[0].text
     assert "Sam Li" in merged.structured_content["aliases"] and "entity_profile" in merged.content[0].text
-    assert find_entity(ws.store, "Sam Li").name == "Sam Ortiz"
+    assert find_entity(ws.store, "Sam Li", access=LOCAL).name == "Sam Ortiz"
 
     back, again = calls(server, ("entity_unmerge", {"merged": "Sam Li"}), ("entity_unmerge", {"merged": "Sam Li"}))
     assert not back.is_error and back.structured_content["unmerged"] == "Sam Li"
-    assert find_entity(ws.store, "Sam Li").name == "Sam Li"
+    assert find_entity(ws.store, "Sam Li", access=LOCAL).name == "Sam Li"
     assert again.is_error and again.structured_content["kind"] == "InvalidInput"
 
 

@@ -69,27 +69,27 @@ def test_relations_and_graph_answers_are_the_same(both):
     answers = []
     for ws in both.values():
         vocab = ws.config.vocabulary
-        ben = find_entity(ws.store, "Ben Okafor")
-        relations = entity_relations(ws.store, vocab, ben, None, False)
-        near = neighbours(ws.store, vocab, ben, 2, "both", VIEW, None, LOCAL)
-        route = path(ws.store, vocab, find_entity(ws.store, "Sam Li"), find_entity(ws.store, "Kafka"), False, 6,
-                     VIEW, LOCAL)
+        ben = find_entity(ws.store, "Ben Okafor", access=LOCAL)
+        relations = entity_relations(ws.store, vocab, ben, None, False, access=LOCAL)
+        near = neighbours(ws.store, vocab, ben, 2, "both", VIEW, None, access=LOCAL)
+        route = path(ws.store, vocab, find_entity(ws.store, "Sam Li", access=LOCAL), find_entity(ws.store, "Kafka", access=LOCAL), False, 6,
+                     VIEW, access=LOCAL)
         answers.append(without_run_times((relations, near, route)))
     assert answers[0] == answers[1]
 
 
 @pytest.mark.parametrize("query", ["token rotation", "kafka", "Atlas launch", "payments gateway"])
 def test_keyword_search_finds_the_same_best_document(both, query):
-    tops = [[h.path for h in search(ws.store, query, mode="bm25", limit=5).hits] for ws in both.values()]
+    tops = [[h.path for h in search(ws.store, query, mode="bm25", limit=5, access=LOCAL).hits] for ws in both.values()]
     assert tops[1] and tops[1][0] == tops[0][0]
     assert len(set(tops[0]) & set(tops[1])) >= min(3, len(tops[0]))
 
 
 def test_hybrid_search_and_passages_answer(both):
     ws = both["postgres"]
-    hybrid = search(ws.store, "who owns the payments gateway", config=ws.config, mode="hybrid", limit=5)
+    hybrid = search(ws.store, "who owns the payments gateway", config=ws.config, mode="hybrid", limit=5, access=LOCAL)
     assert hybrid.hits
-    passages = search(ws.store, "token rotation", config=ws.config, unit="passage", limit=5)
+    passages = search(ws.store, "token rotation", config=ws.config, unit="passage", limit=5, access=LOCAL)
     assert passages.hits
 
 
@@ -107,9 +107,9 @@ def test_relate_and_unrelate_write_the_page_and_the_row(both):
     made = relate(ws, "Sam Li", "mentors", "Chen Wei")
     assert made["mirrored_to"] == "people/sam-li.md"
     assert "- mentors [[Chen Wei]]" in (ws.root / "people/sam-li.md").read_text()
-    sam = find_entity(ws.store, "Sam Li")
+    sam = find_entity(ws.store, "Sam Li", access=LOCAL)
     assert "Chen Wei" in {r["target"] for r in entity_relations(ws.store, ws.config.vocabulary, sam, "mentors",
-                                                                   False)["relations"]}
+                                                                   False, access=LOCAL)["relations"]}
     unrelate(ws, "Sam Li", "mentors", "Chen Wei")
     assert "- mentors [[Chen Wei]]" not in (ws.root / "people/sam-li.md").read_text()
     assert any(v.type == "mentors" for v in ws.store.relation_history(LOCAL))

@@ -92,7 +92,7 @@ hostile_query = st.one_of(
 @given(query=hostile_query, limit=st.integers(1, 5))
 def test_search_accepts_any_text_and_rejects_only_blank_queries(store, query, limit):
     try:
-        result = search(store, query, limit=limit)
+        result = search(store, query, limit=limit, access=LOCAL)
     except InvalidInput:
         assert not query.strip(), f"InvalidInput for non-blank {query!r}"
         return
@@ -112,7 +112,7 @@ def test_search_accepts_any_text_and_rejects_only_blank_queries(store, query, li
 def test_search_with_filters_never_raises_for_any_text(store, query, kinds, prefix):
     flt = DocFilter(kinds=tuple(kinds), path_prefix=prefix)
     try:
-        result = search(store, query, flt=flt)
+        result = search(store, query, flt=flt, access=LOCAL)
     except InvalidInput:
         assert not query.strip()
         return
@@ -161,7 +161,7 @@ def test_every_word_of_an_indexed_chunk_finds_its_document(store):
             for query in (w, w.upper(), f'"{w}"'):
                 if query in {"AND", "OR", "NOT", "NEAR"}:
                     continue  # bare upper-case connectors are dropped on purpose; quoted they still match
-                if doc_id not in {hit.doc_id for hit in search(store, query).hits}:
+                if doc_id not in {hit.doc_id for hit in search(store, query, access=LOCAL).hits}:
                     missing.append((path, query))
     assert not missing
 
@@ -184,7 +184,7 @@ def test_a_phrase_copied_from_a_chunk_finds_that_chunks_document(store, data):
     words = re.findall(r"\w+", chunk["text"])
     start = data.draw(st.integers(0, len(words) - 1))
     phrase = " ".join(words[start : start + data.draw(st.integers(1, 4))])
-    found = {hit.doc_id for hit in search(store, f'"{phrase}"', limit=10).hits}
+    found = {hit.doc_id for hit in search(store, f'"{phrase}"', limit=10, access=LOCAL).hits}
     assert owners[chunk["id"]] in found, phrase
 
 
@@ -196,7 +196,7 @@ def test_a_phrase_copied_from_a_chunk_finds_that_chunks_document(store, data):
 def test_an_excluded_term_never_appears_in_a_returned_chunk(store, positive, negative):
     chunks = _chunks(store)
     titles = {d["id"]: d["title"] for d in store.list_documents(LOCAL, DocFilter())}
-    result = search(store, f"{positive} -{negative}")
+    result = search(store, f"{positive} -{negative}", access=LOCAL)
     for hit in result.hits:
         chunk = chunks[hit.chunk_id]
         # FTS5 matches title, heading and body; stemming and diacritic folding only exclude more.

@@ -34,7 +34,7 @@ def test_user_text_becomes_terms_phrases_prefixes_and_exclusions(query, terms, e
 
 def test_all_terms_first_then_any_term_fills_the_limit(indexed):
     _, store = indexed
-    result = search(store, "token rotation", limit=20)
+    result = search(store, "token rotation", limit=20, access=LOCAL)
     assert result.mode == "all-terms+any-term"
     all_terms = {doc for doc, _ in store.ranked_docs(LOCAL, parse_query("token rotation"), DocFilter(), 500)}
     assert 0 < len(all_terms) < len(result.hits)
@@ -43,26 +43,26 @@ def test_all_terms_first_then_any_term_fills_the_limit(indexed):
 
 def test_one_hit_per_document_with_its_best_section(indexed):
     _, store = indexed
-    hits = search(store, "Atlas", limit=50).hits
+    hits = search(store, "Atlas", limit=50, access=LOCAL).hits
     assert len({h.doc_id for h in hits}) == len(hits)
 
 
 def test_phrase_and_exclusion(indexed):
     _, store = indexed
-    phrase = search(store, '"token rotation"', limit=50).hits
+    phrase = search(store, '"token rotation"', limit=50, access=LOCAL).hits
     assert phrase and all("token rotation" in h.snippet.lower().replace("**", "") for h in phrase)
-    without = search(store, "rotation -token", limit=50).hits
+    without = search(store, "rotation -token", limit=50, access=LOCAL).hits
     assert all("token" not in h.snippet.lower() for h in without)
 
 
 def test_filters_apply_before_the_limit(indexed):
     _, store = indexed
-    hits = search(store, "Atlas", DocFilter(kinds=("decision",)), limit=2).hits
+    hits = search(store, "Atlas", DocFilter(kinds=("decision",)), limit=2, access=LOCAL).hits
     assert len(hits) == 2 and {h.kind for h in hits} == {"decision"}
 
 
 def test_empty_query_is_invalid_and_punctuation_is_empty(indexed):
     _, store = indexed
     with pytest.raises(InvalidInput, match="empty query"):
-        search(store, "   ")
-    assert search(store, "?!…").mode == "empty"
+        search(store, "   ", access=LOCAL)
+    assert search(store, "?!…", access=LOCAL).mode == "empty"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from kbgraph.access import Access
+from kbgraph.access import LOCAL, Access
 from kbgraph.errors import InvalidInput
 from kbgraph.ingest.pipeline import index_vault
 from kbgraph.search import search
@@ -81,17 +81,17 @@ def _turns(hits):
 
 def test_several_sections_of_one_document_can_answer(talks):
     _, store = talks
-    passages = search(store, "beagle", limit=10, unit="passage", mode="bm25").hits
+    passages = search(store, "beagle", limit=10, unit="passage", mode="bm25", access=LOCAL).hits
     in_first = [h for h in passages if h.path == "conversations/session-01.md"]
     assert len(in_first) >= 2  # the adoption turn and the reply that names the beagle
     assert len({h.chunk_id for h in passages}) == len(passages)  # each section once
-    documents = search(store, "beagle", limit=10, mode="bm25").hits
+    documents = search(store, "beagle", limit=10, mode="bm25", access=LOCAL).hits
     assert len({h.path for h in documents}) == len(documents)  # the document unit: one hit each
 
 
 def test_a_passage_hit_points_at_its_own_section(talks):
     root, store = talks
-    hit = search(store, "radiator cat", limit=1, unit="passage", mode="bm25").hits[0]
+    hit = search(store, "radiator cat", limit=1, unit="passage", mode="bm25", access=LOCAL).hits[0]
     lines = (root / hit.path).read_text().splitlines()
     assert lines[hit.line - 1] == "## Maria Garcia" and "radiator" in lines[hit.line]
     assert hit.heading.endswith("Maria Garcia")
@@ -99,13 +99,13 @@ def test_a_passage_hit_points_at_its_own_section(talks):
 
 def test_passage_vectors_rank_sections_by_their_own_vector(talks):
     _, store = talks
-    hits = search(store, "adopted a grey cat, sleeps on the radiator", limit=3, unit="passage", mode="vector").hits
+    hits = search(store, "adopted a grey cat, sleeps on the radiator", limit=3, unit="passage", mode="vector", access=LOCAL).hits
     assert hits and "radiator" in hits[0].snippet
 
 
 def test_filters_and_access_apply_to_passages_before_the_limit(talks):
     _, store = talks
-    dated = search(store, "Biscuit", DocFilter(date_from="2026-04-01"), limit=5, unit="passage", mode="bm25").hits
+    dated = search(store, "Biscuit", DocFilter(date_from="2026-04-01"), limit=5, unit="passage", mode="bm25", access=LOCAL).hits
     assert _turns(dated) == [("conversations/session-02.md", 9)]
     ana = Access.of("ana", ["public", "team"], "normal")
     seen = {h.path for h in search(store, "beagle shelter", limit=10, unit="passage", access=ana).hits}
@@ -117,7 +117,7 @@ def test_filters_and_access_apply_to_passages_before_the_limit(talks):
 
 def test_explain_names_the_passage_formula_and_each_signal(talks):
     _, store = talks
-    hit = search(store, "beagle shelter", limit=1, unit="passage", explain=True).hits[0]
+    hit = search(store, "beagle shelter", limit=1, unit="passage", explain=True, access=LOCAL).hits[0]
     assert hit.explain.formula.startswith("rrf-2/passage")
     assert {s.signal for s in hit.explain.signals} <= {"bm25", "vector", "graph"}
     assert hit.explain.signals
@@ -126,7 +126,7 @@ def test_explain_names_the_passage_formula_and_each_signal(talks):
 def test_a_pinned_entity_keeps_passages_of_its_documents(shared_sample):
     store = open_store(shared_sample)
     try:
-        hits = search(store, "rollout", limit=10, unit="passage", entity="Ben Okafor").hits
+        hits = search(store, "rollout", limit=10, unit="passage", entity="Ben Okafor", access=LOCAL).hits
     finally:
         store.close()
     assert hits
@@ -136,7 +136,7 @@ def test_a_pinned_entity_keeps_passages_of_its_documents(shared_sample):
 def test_unknown_unit_is_invalid(talks):
     _, store = talks
     with pytest.raises(InvalidInput) as caught:
-        search(store, "beagle", unit="sentence")
+        search(store, "beagle", unit="sentence", access=LOCAL)
     assert caught.value.param == "unit"
 
 

@@ -40,7 +40,7 @@ def test_a_document_whose_sections_hold_the_words_between_them_matches_all_terms
     })
     index_vault(vault)
     with closing(open_store(vault)) as store:
-        result = search(store, "quokka marmot", mode="bm25")
+        result = search(store, "quokka marmot", mode="bm25", access=LOCAL)
     assert result.mode.startswith("all-terms"), "no single section has both words, the note does"
     assert [h.path for h in result.hits][:2] == ["split.md", "one.md"]
     assert result.hits[0].heading, "the hit still points at one section of the note"
@@ -54,7 +54,7 @@ def test_a_long_pasted_query_places_each_hit_on_its_best_section(tmp_path):
     index_vault(vault)
     query = " ".join(["walrus herring pool weight"] + [f"filler{i}" for i in range(20)])
     with closing(open_store(vault)) as store:
-        (hit,) = search(store, query, mode="bm25").hits
+        (hit,) = search(store, query, mode="bm25", access=LOCAL).hits
     assert hit.heading.endswith("Walrus care")
 
 
@@ -151,7 +151,7 @@ def test_unpinned_expansion_adds_only_documents_with_two_ties(tmp_path):
     })
     index_vault(vault)
     with closing(open_store(vault)) as store:
-        paths = [h.path for h in search(store, "Alpha zebra", mode="bm25", expand_relations=True, limit=20).hits]
+        paths = [h.path for h in search(store, "Alpha zebra", mode="bm25", expand_relations=True, limit=20, access=LOCAL).hits]
     assert "projects/beta.md" in paths, "tied to Alpha through both technologies"
     assert "notes/aside.md" not in paths, "one passing mention of one related entity is no answer"
 
@@ -163,8 +163,8 @@ def test_widen_gives_the_whole_split_section_a_hit_came_from(tmp_path):
     vault = _write(tmp_path, {"runbook.md": body})
     index_vault(vault)
     with closing(open_store(vault)) as store:
-        (plain,) = search(store, "narwhal", mode="bm25").hits
-        (wide,) = search(store, "narwhal", mode="bm25", widen=True).hits
+        (plain,) = search(store, "narwhal", mode="bm25", access=LOCAL).hits
+        (wide,) = search(store, "narwhal", mode="bm25", widen=True, access=LOCAL).hits
         section = [c["id"] for c in store.document_chunks(LOCAL, plain.doc_id) if c["heading"].endswith("Failover")]
     assert plain.passage is None
     assert len(section) > 1 and list(wide.passage.chunk_ids) == section, "every chunk of the section, in order"
@@ -177,8 +177,8 @@ def test_a_word_only_in_a_heading_is_found(tmp_path):
     vault = _write(tmp_path, {"a.md": "# Alpha\n\n## Zebracorn\n\n### Setup\n\nInstall it twice.\n"})
     index_vault(vault)
     with closing(open_store(vault)) as store:
-        assert [h.path for h in search(store, "zebracorn", mode="bm25").hits] == ["a.md"]
-        assert search(store, "zebracorn", mode="bm25", why_not="a.md").why_not["reason"] == "shown"
+        assert [h.path for h in search(store, "zebracorn", mode="bm25", access=LOCAL).hits] == ["a.md"]
+        assert search(store, "zebracorn", mode="bm25", why_not="a.md", access=LOCAL).why_not["reason"] == "shown"
 
 
 def test_a_document_with_nothing_to_show_takes_no_result_slot(tmp_path):
@@ -186,7 +186,7 @@ def test_a_document_with_nothing_to_show_takes_no_result_slot(tmp_path):
                               "body.md": "# Trip\n\nWe flew to Zanzibar.\n"})
     index_vault(vault)
     with closing(open_store(vault)) as store:
-        assert [h.path for h in search(store, "zanzibar", mode="bm25", limit=1).hits] == ["body.md"]
+        assert [h.path for h in search(store, "zanzibar", mode="bm25", limit=1, access=LOCAL).hits] == ["body.md"]
 
 
 def test_an_exact_spelling_wins_over_a_loose_one_and_punctuation_breaks_a_name(tmp_path):
@@ -215,6 +215,6 @@ def test_a_pinned_search_weighs_a_document_by_its_nearest_tie(tmp_path):
     vault = _write(tmp_path, files)
     index_vault(vault)
     with closing(open_store(vault)) as store:
-        hits = search(store, "runs", entity="Alpha", expand_relations=True, explain=True, mode="bm25").hits
+        hits = search(store, "runs", entity="Alpha", expand_relations=True, explain=True, mode="bm25", access=LOCAL).hits
     (gamma,) = [h for h in hits if h.path == "projects/gamma.md"]
     assert dict(gamma.explain.boosts)["distance"] == 0.7, "it mentions Redis, one hop from Alpha"

@@ -195,13 +195,13 @@ def _highlighted(hit) -> list[str]:
     ("lima -budget", {"lima"}),
 ])
 def test_highlights_land_on_the_matched_words(store, query, words):
-    hits = search(store, query, mode="bm25").hits
+    hits = search(store, query, mode="bm25", access=LOCAL).hits
     assert hits and all(_highlighted(hit) for hit in hits)
     assert {w.casefold() for hit in hits for w in _highlighted(hit)} == words
 
 
 def test_the_marked_snippet_wraps_only_the_matches_and_the_table_bolds_only_them(store):
-    hit = next(h for h in search(store, "budget", mode="bm25").hits if h.path == "notes/bold.md")
+    hit = next(h for h in search(store, "budget", mode="bm25", access=LOCAL).hits if h.path == "notes/bold.md")
     assert "**budget**" in hit.marked_snippet() and "**really**" in hit.snippet  # the note's own asterisks
     text = highlight(hit.snippet, hit.highlights)
     assert [text.plain[s.start:s.end] for s in text.spans] == ["budget"]

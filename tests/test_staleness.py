@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from kbgraph.access import LOCAL
+
 from .conftest import kbg, run_kbg
 
 
@@ -66,7 +68,7 @@ def test_a_relation_goes_quiet_by_the_days_asked_and_says_so(tmp_path):
     assert run_kbg("index", "--vault", str(vault)).returncode == 0
     with Workspace.open(str(vault)) as ws:  # 2027-03-01 is 101 days after the last mention of either
         def why(days: int) -> list[str]:
-            report = stale_report(ws.store, days, include_relations=True, today="2027-03-01")
+            report = stale_report(ws.store, days, include_relations=True, today="2027-03-01", access=LOCAL)
             return [r["why"] for r in report["relations"] if (r["source"], r["target"]) == ("Ada Byrne", "Tom Reyes")]
 
         assert why(90) == ["neither end mentioned in 90+ days"]

@@ -12,6 +12,7 @@ from kbgraph.ingest import pipeline
 from kbgraph.ingest.pipeline import index_vault
 from kbgraph.search import search
 from kbgraph.store import open_store
+from kbgraph.access import LOCAL
 
 
 def _segments(root) -> dict[str, int]:
@@ -41,6 +42,6 @@ def test_rewriting_the_vault_leaves_one_segment_per_text_index(vault, monkeypatc
     assert (segments == {"chunk_fts": 1, "doc_fts": 1}) is compacts, segments
     store = open_store(vault)
     try:
-        assert search(store, "token rotation", limit=3, mode="bm25").hits
+        assert search(store, "token rotation", limit=3, mode="bm25", access=LOCAL).hits
     finally:
         store.close()

@@ -96,7 +96,7 @@ def test_eight_threads_of_mixed_reads_and_writes_never_merge_lose_or_lock(store)
                         seen.append((w, k, store.get_meta(f"pair:{w}:{k}:a"), b))
                 assert len(store.list_documents(LOCAL, DocFilter())) == 3
                 if k % 10 == r:
-                    assert search(store, "budget", mode="bm25").hits
+                    assert search(store, "budget", mode="bm25", access=LOCAL).hits
         return run
 
     errors = _run_threads([writer(w) for w in range(WRITERS)] + [reader(r) for r in range(READERS)])
@@ -196,8 +196,8 @@ def test_two_vaults_in_one_process_never_see_each_others_vectors_or_text(tmp_pat
     try:
         for _ in range(2):  # interleaved, so a cache filled by one is there when the other reads
             assert (_vector_chunks(one), _vector_chunks(two)) == (3, 4)
-        assert search(one, "budget", mode="bm25").hits and not search(one, "offsite", mode="bm25").hits
-        assert search(two, "offsite", mode="bm25").hits and not search(two, "budget", mode="bm25").hits
+        assert search(one, "budget", mode="bm25", access=LOCAL).hits and not search(one, "offsite", mode="bm25", access=LOCAL).hits
+        assert search(two, "offsite", mode="bm25", access=LOCAL).hits and not search(two, "budget", mode="bm25", access=LOCAL).hits
     finally:
         one.close()
         two.close()

@@ -16,6 +16,7 @@ from kbgraph.relations.edits import relate, unrelate
 from kbgraph.relations.records import entity_relations
 from kbgraph.entities.lookup import find_entity
 from kbgraph.workspace import Workspace
+from kbgraph.access import LOCAL
 
 
 @pytest.fixture
@@ -42,8 +43,8 @@ def busy_index(indexed_vault, monkeypatch):
 
 
 def _mentors(ws):
-    sam = find_entity(ws.store, "Sam Li")
-    return [r["target"] for r in entity_relations(ws.store, ws.config.vocabulary, sam, "mentors", False)["relations"]]
+    sam = find_entity(ws.store, "Sam Li", access=LOCAL)
+    return [r["target"] for r in entity_relations(ws.store, ws.config.vocabulary, sam, "mentors", False, access=LOCAL)["relations"]]
 
 
 def test_relate_unrelate_and_a_fact_stand_while_another_index_holds_the_vault(busy_index):

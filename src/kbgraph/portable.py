@@ -428,7 +428,8 @@ def _end_id(store: Store, ids: dict[str, int], end: dict) -> int:
     from .entities.lookup import find_entity
 
     entity_id = ids.get(entity_key(end["type"], end["name"]))
-    return entity_id if entity_id is not None else find_entity(store, end["name"], end["type"]).id
+    # An import restores the whole vault, so it looks among every entity, as the rest of it reads.
+    return entity_id if entity_id is not None else find_entity(store, end["name"], end["type"], access=LOCAL).id
 
 
 def _known(store: Store, end: dict) -> bool:
@@ -436,7 +437,7 @@ def _known(store: Store, end: dict) -> bool:
     from .entities.lookup import find_entity
 
     try:
-        find_entity(store, end["name"], end["type"])
+        find_entity(store, end["name"], end["type"], access=LOCAL)  # the whole vault, as _end_id
     except NotFound:
         return False
     return True

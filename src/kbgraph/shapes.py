@@ -83,15 +83,12 @@ def captured_json(result: Any) -> dict:
     return {**as_dict(result), "questions": [{**as_dict(q), "text": str(q)} for q in result.questions]}
 
 
-def index_status_json(store: Any, root: Any, access: Any = None) -> dict:
+def index_status_json(store: Any, root: Any, access: Any) -> dict:
     """`kbg index status --json`: the store's counts and sizes, where the vault and its index are, and problems.
     A reader who may not read every row (a token) gets the counts of what it may read, and neither the
     index's size on disk nor the files with problems, which would tell it that other notes exist."""
     from dataclasses import asdict
 
-    from .access import LOCAL
-
-    access = access or LOCAL
     stats = store.stats(access)
     everything = access.sees_everything
     stats.update(vault=str(root), index_path=getattr(store, "path", None),

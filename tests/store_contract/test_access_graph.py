@@ -59,7 +59,7 @@ def test_graph_answers_show_only_what_the_principal_may_read(backend, access, pe
 
         for name in sorted(may_see):
             start = store.get_entity(access, ids[name])
-            near = neighbours(store, vocab, start, 3, "both", VIEW, None, access)
+            near = neighbours(store, vocab, start, 3, "both", VIEW, None, access=access)
             assert _names(near) <= may_see
             for level in near["levels"]:
                 for found in level["entities"]:
@@ -70,7 +70,7 @@ def test_graph_answers_show_only_what_the_principal_may_read(backend, access, pe
             assert len(listed["relations"]) + len(listed["inverse_relations"]) == sum(name in p for p in readable)
             for other in sorted(may_see - {name}):
                 try:
-                    route = path(store, vocab, start, store.get_entity(access, ids[other]), False, 4, VIEW, access)
+                    route = path(store, vocab, start, store.get_entity(access, ids[other]), False, 4, VIEW, access=access)
                 except NotFound as exc:  # not connected by what it may read: the message names only the two
                     assert _names(str(exc)) <= {name, other}
                     continue
@@ -78,7 +78,7 @@ def test_graph_answers_show_only_what_the_principal_may_read(backend, access, pe
                 assert route["paths"]
                 for step in itertools.chain.from_iterable(route["paths"]):
                     assert frozenset((step["from"], step["to"])) in edges
-        ranked = hubs(store, vocab, 10, "degree", VIEW, access)
+        ranked = hubs(store, vocab, 10, "degree", VIEW, access=access)
         assert _names(ranked) <= may_see
         for row in ranked["hubs"]:
             assert row["degree"] == sum(row["name"] in p for p in readable)

@@ -24,9 +24,9 @@ def test_a_cycle_is_walked_once_each_entity_at_its_distance_and_the_depth_bounds
         relation(store, ids[source], ids[target], "works-with")
     vocab = Config().vocabulary
     ana = store.get_entity(LOCAL, ids["Ana"])
-    two = neighbours(store, vocab, ana, 2, "both", VIEW, None, LOCAL)
+    two = neighbours(store, vocab, ana, 2, "both", VIEW, None, access=LOCAL)
     assert _levels(two) == [["Ben", "Cy"], ["Dee"]]  # Eve is three relations away; Ana is never her own neighbour
     assert [e["relations"] for e in two["levels"][0]["entities"]] == [1, 1]
     assert [h["to"] for h in two["levels"][1]["entities"][0]["path"]] == ["Cy", "Dee"]  # the shortest way there
-    assert _levels(neighbours(store, vocab, ana, 6, "both", VIEW, None, LOCAL)) == [["Ben", "Cy"], ["Dee"], ["Eve"]]
-    assert _levels(neighbours(store, vocab, ana, 6, "out", VIEW, None, LOCAL)) == [["Ben"], ["Cy"], ["Dee"], ["Eve"]]
+    assert _levels(neighbours(store, vocab, ana, 6, "both", VIEW, None, access=LOCAL)) == [["Ben", "Cy"], ["Dee"], ["Eve"]]
+    assert _levels(neighbours(store, vocab, ana, 6, "out", VIEW, None, access=LOCAL)) == [["Ben"], ["Cy"], ["Dee"], ["Eve"]]

@@ -39,7 +39,7 @@ def relations(path, type_name, limit, vault, as_json, fmt, fields) -> None:
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        document, found = relations_of(ws.store, path, type_name)
+        document, found = relations_of(ws.store, path, type_name, access=ws.access)
     rows = [asdict(r) for r in (found[:limit] if limit else found)]
     if fmt == "table" and not fields:
         rows = [{**r, "relation": f"{_ARROWS[r['direction']]} {r['type']}", "other": _other(r)} for r in rows]

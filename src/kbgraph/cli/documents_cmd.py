@@ -125,7 +125,7 @@ def view(target: str, vault: str | None, as_json: bool) -> None:
     from ..documents.views import view_document
 
     with open_workspace(vault) as ws:
-        result = view_document(ws.root, ws.store, target)
+        result = view_document(ws.root, ws.store, target, ws.access)
     if as_json:
         from .output import print_json
 
@@ -169,7 +169,7 @@ def list_docs(types, date_from, date_to, path, tags, limit, vault, as_json, fmt,
     fmt = resolve_format(fmt, as_json)
     flt = doc_filter(types, path, date_from, date_to, tags)
     with open_workspace(vault) as ws:
-        docs = list_documents(ws.store, flt, limit or None)
+        docs = list_documents(ws.store, flt, limit or None, access=ws.access)
     emit_rows(
         docs, fmt, fields, envelope={"count": len(docs)}, rows_key="documents",
         table_columns=[("id", "Id"), ("date", "Date"), ("kind", "Kind"), ("title", "Title"), ("path", "Path")],

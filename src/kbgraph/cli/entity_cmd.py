@@ -128,8 +128,8 @@ def _timeline(name: str, entity_type: str | None, vault, as_json: bool, fmt, fie
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        entity = find_entity(ws.store, name, entity_type)
-        docs = timeline(ws.store, entity)
+        entity = find_entity(ws.store, name, entity_type, access=ws.access)
+        docs = timeline(ws.store, entity, access=ws.access)
     emit_rows(
         docs, fmt, fields,
         envelope={"entity": {k: as_dict(entity)[k] for k in ("id", "type", "name")}, "count": len(docs)},

@@ -62,7 +62,7 @@ def neighbours(entity, depth, direction, limit, types, as_of, include_inferred, 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
         data = walk(ws.store, ws.config.vocabulary, find_entity(ws.store, entity, access=ws.access), depth,
-                    direction, _view(types, as_of, include_inferred, include_expired), limit or None, ws.access)
+                    direction, _view(types, as_of, include_inferred, include_expired), limit or None, access=ws.access)
     if fmt == "json" and not fields:
         print_json(data)
         return
@@ -95,7 +95,7 @@ def path(source, target, all_paths, max_hops, types, as_of, include_inferred, in
     with open_workspace(vault) as ws:
         data = shortest(ws.store, ws.config.vocabulary, find_entity(ws.store, source, access=ws.access),
                         find_entity(ws.store, target, access=ws.access), all_paths, max_hops,
-                        _view(types, as_of, include_inferred, include_expired), ws.access)
+                        _view(types, as_of, include_inferred, include_expired), access=ws.access)
     if as_json:
         print_json(data)
         return
@@ -123,7 +123,7 @@ def hubs(limit, by, types, as_of, include_inferred, include_expired, vault, as_j
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
         data = rank(ws.store, ws.config.vocabulary, limit, by, _view(types, as_of, include_inferred, include_expired),
-                    ws.access)
+                    access=ws.access)
     columns = [("type", "Type"), ("name", "Entity"), ("degree", "Relations")]
     if by == "pagerank":
         columns.append(("score", "PageRank"))
@@ -237,7 +237,7 @@ def export(fmt, output, connected, types, as_of, include_inferred, include_expir
         fmt = "json"
     with open_workspace(vault) as ws:
         lines = export_graph(ws.store, ws.config.vocabulary, fmt, _view(types, as_of, include_inferred,
-                                                                        include_expired), connected, ws.access)
+                                                                        include_expired), connected, access=ws.access)
         if output is None:
             for line in lines:
                 sys.stdout.write(line + "\n")

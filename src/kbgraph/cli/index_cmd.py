@@ -227,7 +227,7 @@ def status(vault: str | None, as_json: bool) -> None:
     from ..shapes import index_status_json
 
     with open_workspace(vault) as ws:
-        stats = index_status_json(ws.store, ws.root)
+        stats = index_status_json(ws.store, ws.root, ws.access)
     if as_json:
         from .output import print_json
 

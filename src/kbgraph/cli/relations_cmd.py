@@ -106,7 +106,7 @@ def relations(name, type_name, include_expired, as_of, limit, vault, as_json, fm
     with open_workspace(vault) as ws:
         vocab = ws.config.vocabulary
         if name is None:
-            rows = relations_of_type(ws.store, vocab, type_name, include_expired)
+            rows = relations_of_type(ws.store, vocab, type_name, include_expired, access=ws.access)
             emit_rows(rows, fmt, fields, {"type": type_name.strip().lower(), "count": len(rows)}, "relations",
                       [("source", "Source"), ("type", "Type"), ("target", "Target"), ("reason", "Reason"),
                        ("since", "Since"), ("valid_until", "Until"), ("confidence", "Confidence")],
@@ -176,7 +176,7 @@ def stale(days, entity_type, include_relations, vault, as_json) -> None:
     from ..relations.staleness import stale_report
 
     with open_workspace(vault) as ws:
-        report = stale_report(ws.store, days, entity_type, include_relations)
+        report = stale_report(ws.store, days, entity_type, include_relations, access=ws.access)
     if as_json:
         from .output import print_json
 

@@ -27,7 +27,7 @@ def pending(vault, as_json, fmt, fields) -> None:
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        rows = with_reasons(find(ws.store))
+        rows = with_reasons(find(ws.store, ws.access))
     if fmt == "table" and not fields:
         _print_questions(rows)
         return

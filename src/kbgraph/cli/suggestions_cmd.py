@@ -32,7 +32,7 @@ def suggest_relations(from_doc, min_confidence, auto_accept, vault, as_json) -> 
     from ..relations.suggestions import list_suggestions
 
     with open_workspace(vault) as ws:
-        pending = list_suggestions(ws.store, "pending", from_doc, min_confidence)
+        pending = list_suggestions(ws.store, "pending", from_doc, min_confidence, access=ws.access)
         chosen = []
         if auto_accept:
             chosen = [s["id"] for s in pending]
@@ -127,7 +127,7 @@ def suggestions(status, vault, as_json, fmt, fields) -> None:
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        rows = list_suggestions(ws.store, status)
+        rows = list_suggestions(ws.store, status, access=ws.access)
     emit_rows(rows, fmt, fields, {"status": status, "count": len(rows)}, "suggestions", _COLUMNS,
               row_keys=_FIELDS, empty_message=f"no {status} suggestions")
 
@@ -187,7 +187,7 @@ def candidates(entity_type, min_count, limit, vault, as_json, fmt, fields) -> No
 
     fmt = resolve_format(fmt, as_json)
     with open_workspace(vault) as ws:
-        rows = collect(ws.store, entity_type, min_count, limit or None)
+        rows = collect(ws.store, entity_type, min_count, limit or None, access=ws.access)
     emit_rows(rows, fmt, fields, {"count": len(rows)}, "candidates",
               [("surface", "Name"), ("type", "Type"), ("rule", "Rule"), ("count", "Seen"),
                ("documents", "Docs"), ("example", "Example")],

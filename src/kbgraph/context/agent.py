@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..config import Config
 from ..errors import InvalidInput
 from ..model import Entity, SearchHit
@@ -85,7 +85,7 @@ def check_limits(budget: int, items: int | None = None) -> None:
 
 
 def build_context(store: Store, config: Config, topic: str | None = None, budget: int = 2000, items: int = 20,
-                  access: Access = LOCAL, today: str | None = None,
+                  *, access: Access, today: str | None = None,
                   counter: TokenCounter | None = None) -> AgentContext:
     """The context for topic (None: the vault's most central entities) within budget tokens and items
     lines of entities or passages. Every read goes through access."""

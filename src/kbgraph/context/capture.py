@@ -205,15 +205,17 @@ def _closest(ws: Workspace, line: CaptureLine) -> tuple[Entity, float, str] | No
 def _check_alias(ws: Workspace, alias: str, entity: Entity | None, entity_type: str | None) -> None:
     from ..errors import Ambiguous
 
-    try:
+    try:  # among every entity: an alias one reader cannot see would still make two entities one name
         other = find_entity(ws.store, alias, access=LOCAL)
     except NotFound:
         return
     except Ambiguous:
         other = None
     if other is None or entity is None or other.id != entity.id:
-        raise InvalidInput(f"alias {alias!r} already names {other.name if other else 'other entities'}",
-                           param="capture")
+        # Named only to a reader who may read it: the refusal must not tell a token that it exists.
+        named = other is not None and ws.store.get_entity(ws.access, other.id) is not None
+        which = other.name if named else "another entity" if other is not None else "other entities"
+        raise InvalidInput(f"alias {alias!r} already names {which}", param="capture")
 
 
 def _page_lines(line: CaptureLine) -> list[tuple[str, str]]:

@@ -26,7 +26,7 @@ import weakref
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..config import Config
 from ..errors import NotFound
 from ..model import Fact, SearchHit
@@ -98,7 +98,7 @@ class Recall:
 
 
 def recall(store: Store, config: Config, query: str, flt: DocFilter | None = None, limit: int = 10, *,
-           access: Access = LOCAL, today: str | None = None) -> Recall:
+           access: Access, today: str | None = None) -> Recall:
     """The owner's relationship named in query, resolved to one person, and that person's facts and
     passages for the query (see the module's rules). Cached until a revision it read moves."""
     from ..errors import InvalidInput

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..config import Config
 from ..entities.lookup import find_entity
 from ..errors import InvalidInput
@@ -48,7 +48,7 @@ class AgentSlice:
     notes: tuple[str, ...] = ()
 
 
-def slice_entities(store: Store, config: Config, names: list[str] | tuple[str, ...], access: Access = LOCAL,
+def slice_entities(store: Store, config: Config, names: list[str] | tuple[str, ...], *, access: Access,
                    include_expired: bool = False, include_inferred: bool = False, today: str | None = None,
                    counter: TokenCounter | None = None) -> AgentSlice:
     """The slice of up to three entities by name. A name that matches several entities raises Ambiguous

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..access import Access
 from ..documents.views import resolve_target
 from ..errors import InvalidInput
 from .edges import PARENT_SCORE, RELATION_TYPES, SIBLING_SCORE, STORED_TYPES
 from .structure import folder_of, index_candidates
-from ..store.base import Store
+from ..store.base import DocFilter, Store
 
 INDEX_EXTENSIONS = (".md", ".markdown")
 
@@ -29,21 +30,25 @@ class DocRelation:
     derived: bool  # computed from paths when read (parent, sibling), not stored by indexing
 
 
-def doc_relations(store: Store, path: str, type: str | None = None) -> list[DocRelation]:  # noqa: A002
-    """Every relation of the document at path (or `12` / `#12`, a document id), best first.
+def doc_relations(store: Store, path: str, type: str | None = None, *,  # noqa: A002
+                  access: Access) -> list[DocRelation]:
+    """Every relation of the document at path (or `12` / `#12`, a document id) the access may read, best first.
 
     Outgoing (direction "out") and incoming ("in") stored relations, parents (out) and, for an index
     note, its children (in), and siblings ("both"). Stored rows of a type this version does not know
-    are skipped. type: only that type (InvalidInput for an unknown one).
+    are skipped. type: only that type (InvalidInput for an unknown one). A reader who may not read every
+    row sees neither the documents it may not read nor the folders below this one (whose names would tell
+    it that such documents exist).
     """
-    return relations_of(store, path, type)[1]
+    return relations_of(store, path, type, access=access)[1]
 
 
-def relations_of(store: Store, target: str, type_name: str | None = None) -> tuple[dict, list[DocRelation]]:
+def relations_of(store: Store, target: str, type_name: str | None = None, *,
+                 access: Access) -> tuple[dict, list[DocRelation]]:
     """(the document, its relations): doc_relations with the document it resolved."""
     if type_name is not None and type_name not in RELATION_TYPES:
         raise InvalidInput(f"unknown relation type {type_name!r}; use one of: {', '.join(RELATION_TYPES)}")
-    doc, line = resolve_target(store, target)
+    doc, line = resolve_target(store, target, access)
     if line is not None:
         raise InvalidInput(f"{target!r}: give the document without a line (relations are listed per document)")
     wanted = RELATION_TYPES if type_name is None else (type_name,)
@@ -53,9 +58,17 @@ def relations_of(store: Store, target: str, type_name: str | None = None) -> tup
                 if row["type"] in RELATION_TYPES]
     if "parent" in wanted or "sibling" in wanted:
         out += [r for r in _by_path(store, doc) if r.type in wanted]
+    if not access.sees_everything:
+        out = _readable(store, access, out)
     order = {t: i for i, t in enumerate((*RELATION_TYPES, "out", "in", "both"))}
     out.sort(key=lambda r: (-r.score, order[r.type], order[r.direction], r.path, r.line or 0, r.other_line or 0))
     return doc, out
+
+
+def _readable(store: Store, access: Access, relations: list[DocRelation]) -> list[DocRelation]:
+    """The relations whose other end the access may read: a document it may read, or a folder above."""
+    readable = store.docs_passing(access, [r.doc_id for r in relations if r.doc_id is not None], DocFilter())
+    return [r for r in relations if r.doc_id in readable or (r.doc_id is None and r.direction == "out")]
 
 
 def _stored(row: dict) -> DocRelation:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput, NotFound
 from ..ingest.vault import read_in_vault, shown_path
 from ..model import Entity, as_dict
@@ -14,7 +14,7 @@ from ..store.base import DocFilter, Store
 _TARGET_LINE = re.compile(r"^(.*):(\d+)$")
 
 
-def resolve_target(store: Store, target: str, access: Access = LOCAL) -> tuple[dict, int | None]:
+def resolve_target(store: Store, target: str, access: Access) -> tuple[dict, int | None]:
     """A document from a path, `path:LINE`, or a document id (`12` or `#12`); and the line, if given."""
     target = (target or "").strip()
     if not target:
@@ -42,7 +42,7 @@ def resolve_target(store: Store, target: str, access: Access = LOCAL) -> tuple[d
     return doc, line
 
 
-def view_document(root: Path, store: Store, target: str, access: Access = LOCAL) -> dict:
+def view_document(root: Path, store: Store, target: str, access: Access) -> dict:
     """The document's metadata and text; with a line, the chunk that holds it."""
     doc, line = resolve_target(store, target, access)
     chunks = store.document_chunks(access, doc["id"])
@@ -79,11 +79,11 @@ def _current_text(root: Path, doc: dict) -> tuple[str, bool]:
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n"), stale
 
 
-def list_documents(store: Store, flt: DocFilter, limit: int | None = None, access: Access = LOCAL) -> list[dict]:
+def list_documents(store: Store, flt: DocFilter, limit: int | None = None, *, access: Access) -> list[dict]:
     return store.list_documents(access, flt, limit)
 
 
-def timeline(store: Store, entity: Entity, limit: int | None = None, access: Access = LOCAL) -> list[dict]:
+def timeline(store: Store, entity: Entity, limit: int | None = None, *, access: Access) -> list[dict]:
     """Documents that mention the entity, oldest first (undated ones last)."""
     return store.entity_documents(access, entity.id, limit)
 
@@ -92,7 +92,7 @@ CONNECTED_HOPS = 2
 CONNECTED_NAMES = 12  # names listed per entity type in "connected"; the count says how many in all
 
 
-def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, access: Access = LOCAL,
+def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, *, access: Access,
             as_of: str | None = None) -> dict:
     """What kbgraph knows of an entity: its record, relations (as of a date, if given), everything
     connected to it within two hops, and where it is mentioned."""

@@ -8,7 +8,7 @@ several entities is an Ambiguous error listing them. A name still waiting for an
 
 from __future__ import annotations
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import Ambiguous, InvalidInput, NotFound
 from ..model import Entity, as_dict
 from .mentions import IMPLICIT_KINDS
@@ -21,7 +21,7 @@ CONFIRMED = "confirmed"
 WEAK_KINDS = IMPLICIT_KINDS  # the kinds the mention scan does not let outrank a name: the same rule
 
 
-def find_entity(store: Store, name: str, entity_type: str | None = None, access: Access = LOCAL,
+def find_entity(store: Store, name: str, entity_type: str | None = None, *, access: Access,
                 questions: bool = False) -> Entity:
     """The one entity the access may read that name names (Ambiguous if several, NotFound if none).
 
@@ -33,7 +33,7 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
         raise InvalidInput(f"{name!r} is not a name: give an entity's name or alias")
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
-    named = entities_named(store, key, entity_type, access)
+    named = entities_named(store, key, entity_type, access=access)
     unresolved = _open_questions(store, name, named, entity_type, access) if questions else []
     if len(named) == 1 and not unresolved:
         return named[0]
@@ -45,7 +45,7 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
     raise NotFound(f"no {what} named {name!r}{hint}")
 
 
-def entities_named(store: Store, key: str, entity_type: str | None = None, access: Access = LOCAL) -> list[Entity]:
+def entities_named(store: Store, key: str, entity_type: str | None = None, *, access: Access) -> list[Entity]:
     """The entities a folded name names: those whose name or alias it is, with those it was confirmed
     for; else those whose derived first name it is. A confirmed name was the user's answer about some
     notes, not a claim that it names nobody else: where it is confirmed, the first names that share it
@@ -62,7 +62,7 @@ def entities_named(store: Store, key: str, entity_type: str | None = None, acces
 
 
 def similar_names(store: Store, name: str, entity_type: str | None, limit: int = 3,
-                  access: Access = LOCAL) -> list[str]:
+                  *, access: Access) -> list[str]:
     """The names of the entities the access may read with a spelling closest to name (trigram similarity,
     found by the store): "Arjun Metha" suggests Arjun Mehta, even where his first name "Arjun" is closer."""
     return [m.name for m in store.similar_entity_names(access, name_key(name), entity_type, limit)]

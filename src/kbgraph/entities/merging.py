@@ -58,7 +58,7 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
         from ..ingest.pipeline import index_vault
 
         index_vault(Path(ws.root), store=ws.store, only=set(edited), lock_wait=30)
-    result = find_entity(store, into.name, into.type)
+    result = find_entity(store, into.name, into.type, access=ws.access)
     # Each had a manager, or one managed the other: the merged entity now states both, which is a conflict.
     conflicts = record_conflicts_of(store, ws.config.vocabulary, result.id, today_iso(), now_iso())
     return {
@@ -108,7 +108,7 @@ def _finish_recorded(ws: Workspace, merge: Merge) -> dict:
     with write_lock(ws.root):
         if ws.store.get_meta("entities_dirty") == "1":
             refresh_index(ws)
-    result = find_entity(ws.store, merge.into_name, merge.into_type)
+    result = find_entity(ws.store, merge.into_name, merge.into_type, access=ws.access)
     return {"merged": merge.from_name, "into": result.name, "type": result.type, "aliases": list(result.aliases),
             "relations_moved": 0, "duplicates_collapsed": 0, "self_relations_dropped": [], "pages_edited": [],
             "conflicts": [], "already": True}

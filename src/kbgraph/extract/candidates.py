@@ -6,10 +6,10 @@ rules find, most frequent first, so a person can give the real ones a page (or `
 
 from __future__ import annotations
 
-from ..access import LOCAL
+from ..access import Access
 from ..entities.mentions import trie_pattern
 from ..entities.prose_names import find_prose_names
-from ..store.base import Store
+from ..store.base import DocFilter, Store
 
 import re
 from dataclasses import dataclass
@@ -92,8 +92,9 @@ def clear_kind_candidates(text: str) -> list[Candidate]:
     return sorted(out, key=lambda c: c.start)
 
 
-def collect(store: Store, entity_type: str | None = None, min_count: int = 2, limit: int | None = 100) -> list[dict]:
-    """Candidates across the index that name no known entity, most frequent first.
+def collect(store: Store, entity_type: str | None = None, min_count: int = 2, limit: int | None = 100, *,
+            access: Access) -> list[dict]:
+    """Candidates across the notes the access may read that name no entity it knows, most frequent first.
 
     Each: surface, type, rule, count (occurrences), documents (how many), example (a document path).
     Fenced code is read only by the `code` rule's backticks, never for names.
@@ -101,12 +102,15 @@ def collect(store: Store, entity_type: str | None = None, min_count: int = 2, li
     from ..ingest.markdown import parse_sections
     from ..entities.names import name_key
 
-    known = {name_key(name) for _, name in store.all_entity_names(LOCAL)}
+    known = {name_key(name) for _, name in store.all_entity_names(access)}
     # A name in prose the resolver linked or asked about is no candidate (resolve/prose.py); a rejected one is.
-    known |= {name_key(d["surface"]) for d in store.decisions(LOCAL) if d["features"].get("prose")
+    known |= {name_key(d["surface"]) for d in store.decisions(access) if d["features"].get("prose")
               and d["outcome"] != "rejected"}
+    readable = None if access.sees_everything else {d["path"] for d in store.list_documents(access, DocFilter())}
     seen: dict[tuple[str, str], dict] = {}
     for doc_path, text in store.all_chunk_texts():
+        if readable is not None and doc_path not in readable:
+            continue
         fences = parse_sections(text)[1] if ("```" in text or "~~~" in text) else []
         for cand in find_candidates(text):
             if entity_type and cand.type != entity_type:

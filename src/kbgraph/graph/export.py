@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from xml.sax.saxutils import escape
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..relations.vocabulary import Vocabulary
 from ..store.base import Store
@@ -21,7 +21,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def export_graph(store: Store, vocab: Vocabulary, fmt: str = "graphml", view: GraphView = GraphView(),
-                 connected_only: bool = False, access: Access = LOCAL) -> Iterator[str]:
+                 connected_only: bool = False, *, access: Access) -> Iterator[str]:
     """The graph's text in fmt, line by line: every entity the access may read (connected_only: those
     with a relation in the view) and every relation of the view."""
     if fmt not in FORMATS:

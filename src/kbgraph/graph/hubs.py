@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..relations.vocabulary import Vocabulary
 from ..store.base import Store
@@ -17,7 +17,7 @@ _DAMPING = 0.85
 
 
 def hubs(store: Store, vocab: Vocabulary, limit: int = 10, by: str = "degree", view: GraphView = GraphView(),
-         access: Access = LOCAL) -> dict:
+         *, access: Access) -> dict:
     """The limit most connected entities by the measure asked, each with its degree and score."""
     if by not in MEASURES:
         raise InvalidInput(f"`by` {by!r}: use one of {', '.join(MEASURES)}", param="by")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from .. import clock
-from ..access import LOCAL, Access
+from ..access import Access
 from ..config import InferenceRule
 from ..store.base import Store
 
@@ -60,7 +60,7 @@ def _inferred_key(store: Store, rules: tuple[InferenceRule, ...], today: str) ->
     return f"{store.relation_generation()}|{hashlib.sha256(spelled.encode()).hexdigest()[:12]}|{today}"
 
 
-def inferred_relations(store: Store, access: Access = LOCAL) -> list[dict]:
+def inferred_relations(store: Store, access: Access) -> list[dict]:
     """Every inferred relation, with the path that derived it ("Atlas --uses--> Kafka --depends-on--> ZooKeeper")."""
     out = []
     for row in store.inferred_relations(access):

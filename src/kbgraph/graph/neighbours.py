@@ -3,7 +3,7 @@ relation path that first reached it ("what does the billing service depend on, t
 
 from __future__ import annotations
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..model import Entity
 from ..relations.vocabulary import Vocabulary
@@ -22,7 +22,7 @@ def check_depth(depth: int, param: str = "depth") -> int:
 
 
 def neighbours(store: Store, vocab: Vocabulary, entity: Entity, depth: int = 1, direction: str = "both",
-               view: GraphView = GraphView(), limit: int | None = None, access: Access = LOCAL) -> dict:
+               view: GraphView = GraphView(), limit: int | None = None, *, access: Access) -> dict:
     """Entities within depth hops of entity, nearest first. limit caps the entities listed (the walk
     stops after the level that reaches it; "truncated" says so)."""
     check_depth(depth)

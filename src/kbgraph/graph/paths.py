@@ -8,7 +8,7 @@ A level is always finished before the two sides are compared, so every shortest 
 
 from __future__ import annotations
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput, NotFound
 from ..model import Entity
 from ..relations.vocabulary import Vocabulary
@@ -21,7 +21,7 @@ MAX_PATHS = 50  # shortest paths listed at most with all_paths; "truncated" says
 
 
 def path(store: Store, vocab: Vocabulary, start: Entity, end: Entity, all_paths: bool = False, max_hops: int = 6,
-         view: GraphView = GraphView(), access: Access = LOCAL) -> dict:
+         view: GraphView = GraphView(), *, access: Access) -> dict:
     """The shortest path(s) from start to end within max_hops; NotFound when there is none."""
     check_depth(max_hops, "max_hops")
     if start.id == end.id:

@@ -58,7 +58,7 @@ def _register_documents(server: MCPServer, ws: Workspace) -> None:
                            limit: Limit = 50) -> CallToolResult:
         """How a document relates to others, strongest first: references, continues, duplicate-of (stored
         by indexing), parent and sibling (from its folder)."""
-        document, found = relations_of(ws.store, target, type_name)
+        document, found = relations_of(ws.store, target, type_name, access=ws.access)
         rows = [asdict(r) for r in found[:limit]]
         data = {"path": document["path"], "doc_id": document["id"], "count": len(rows), "total": len(found),
                 "relations": rows}
@@ -94,7 +94,7 @@ def _register_graph(server: MCPServer, ws: Workspace) -> None:
                    include_expired: bool = False) -> CallToolResult:
         """The entities the graph turns on: most relations (degree) or PageRank."""
         view = GraphView(tuple(types or ()), as_of, include_inferred, include_expired)
-        data = hubs(ws.store, ws.config.vocabulary, limit, by, view, ws.access)
+        data = hubs(ws.store, ws.config.vocabulary, limit, by, view, access=ws.access)
         out = [f"{n}. {h['name']} ({h['type']}): degree {h['degree']}" + (f", score {h['score']:.4f}" if by == "pagerank"
                                                                            else "")
                for n, h in enumerate(data["hubs"], 1)]

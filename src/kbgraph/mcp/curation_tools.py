@@ -124,7 +124,7 @@ def _register_review(server: MCPServer, ws: Workspace) -> None:
                           ) -> CallToolResult:
         """Names the notes use that are not entities yet (handles, issue keys, technologies, people named
         in context, ...), each with the rule that found it, most frequent first."""
-        rows = collect(ws.store, entity_type, min_count, limit)
+        rows = collect(ws.store, entity_type, min_count, limit, access=ws.access)
         data = {"count": len(rows), "candidates": rows}
         if not rows:
             return result("no candidates: every name the rules find is an entity already", data)

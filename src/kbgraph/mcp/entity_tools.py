@@ -170,7 +170,7 @@ def _register_graph(server: MCPServer, ws: Workspace) -> None:
         """Entities within `depth` hops of an entity, nearest first, each with the path that reached it."""
         view = GraphView(tuple(types or ()), as_of, include_inferred, include_expired)
         data = neighbours(ws.store, ws.config.vocabulary, find_entity(ws.store, name, access=ws.access), depth,
-                          direction, view, limit, ws.access)
+                          direction, view, limit, access=ws.access)
         out = [f"{level['distance']} hop{'s' if level['distance'] > 1 else ''}: " + "; ".join(
                    f"{e['name']} ({e['type']}) via {_hops(e['path'])}" for e in level["entities"])
                for level in data["levels"]]
@@ -188,7 +188,7 @@ def _register_graph(server: MCPServer, ws: Workspace) -> None:
         """How two entities are connected: the shortest chain of relations, either direction."""
         view = GraphView(tuple(types or ()), as_of, include_inferred, include_expired)
         data = shortest(ws.store, ws.config.vocabulary, find_entity(ws.store, source, access=ws.access),
-                        find_entity(ws.store, target, access=ws.access), all_paths, max_hops, view, ws.access)
+                        find_entity(ws.store, target, access=ws.access), all_paths, max_hops, view, access=ws.access)
         head = f"{data['source']} to {data['target']}: {data['hops']} hop{'s' if data['hops'] > 1 else ''}"
         return result(lines(head, *(f"- {_hops(p)}" for p in data["paths"])), data)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from .. import clock
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from ..model import Entity, as_dict
 from ..store.base import Store
@@ -39,7 +39,7 @@ def as_of_date(value: str, today: str | None = None) -> str:
 
 
 def relations_as_of(store: Store, vocab: Vocabulary, entity: Entity, as_of: str, type_name: str | None = None,
-                    known_at: str | None = None, access: Access = LOCAL) -> dict:
+                    known_at: str | None = None, *, access: Access) -> dict:
     """An entity's relations that were true on as_of (as kbgraph knew them at known_at, default now),
     both directions, each with when it was true and whether it still is."""
     day = as_of_date(as_of)
@@ -68,7 +68,7 @@ def relations_as_of(store: Store, vocab: Vocabulary, entity: Entity, as_of: str,
     return out
 
 
-def relation_history(store: Store, entity: Entity | None = None, access: Access = LOCAL) -> list[dict]:
+def relation_history(store: Store, entity: Entity | None = None, *, access: Access) -> list[dict]:
     """Every version of a relation that stopped being current (of one entity's relations, or all)."""
     return [as_dict(v) for v in store.relation_history(access, entity.id if entity else None)]
 

@@ -94,7 +94,7 @@ def _details(row: dict, today: str) -> dict:
 
 def entity_relations(
     store: Store, vocab: Vocabulary, entity: Entity, type_name: str | None = None, include_expired: bool = False,
-    today: str | None = None, limit: int | None = None, access: Access = LOCAL, with_unresolved: bool = False,
+    today: str | None = None, limit: int | None = None, *, access: Access, with_unresolved: bool = False,
 ) -> dict:
     """An entity's relations and inverse relations, optionally of one type (either direction's name).
 
@@ -146,7 +146,7 @@ def _directions(vocab: Vocabulary, type_name: str | None) -> tuple[str | None, t
 
 
 def relations_of_type(store: Store, vocab: Vocabulary, type_name: str, include_expired: bool = False,
-                      today: str | None = None, access: Access = LOCAL) -> list[dict]:
+                      today: str | None = None, *, access: Access) -> list[dict]:
     """Every relation of a type across the graph, read in the direction the type was named."""
     today = today or today_iso()
     normal = vocab.normalise(type_name)
@@ -163,7 +163,7 @@ def relations_of_type(store: Store, vocab: Vocabulary, type_name: str, include_e
 
 
 def relation_summary(store: Store, vocab: Vocabulary, entity: Entity, today: str | None = None,
-                     access: Access = LOCAL) -> dict[str, list[str]]:
+                     *, access: Access) -> dict[str, list[str]]:
     """Active relations grouped by how they read from the entity: {"reports_to": [...], "manages": [...]}."""
     data = entity_relations(store, vocab, entity, today=today, access=access)
     return grouped_by_reading((item["type"], item.get("target") or item.get("source"))
@@ -235,7 +235,7 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
     page_entity = store.get_entity(LOCAL, page[0])  # the index reading its own pages
     hint = vocab.target_type_hint(line["type"], page_entity.type)
     try:
-        other = find_entity(store, line["target"], hint)
+        other = find_entity(store, line["target"], hint, access=LOCAL)  # the index resolving its own lines
     except Ambiguous as exc:
         why = str(exc).removeprefix("ambiguous: ")
         raise InvalidInput(f"{_UNRESOLVED_AMBIGUOUS}{line['type']} [[{line['target']}]]: {why}; write the full name "

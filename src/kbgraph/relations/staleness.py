@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from .records import is_active, today_iso
 from ..store.base import Store
 
 
 def stale_report(store: Store, days: int = 90, entity_type: str | None = None, include_relations: bool = False,
-                 today: str | None = None, access: Access = LOCAL) -> dict:
+                 today: str | None = None, *, access: Access) -> dict:
     if not 0 <= days <= 365_000:
         raise InvalidInput(f"`days` must be between 0 and 365000, got {days}", param="days")
     today = today or today_iso()

@@ -12,7 +12,7 @@ CONFIDENCE_LEVELS = {"high": ("auto-high",), "low": ("auto-high", "auto-low")}
 
 
 def list_suggestions(store: Store, status: str | None = "pending", doc_path: str | None = None,
-                     min_confidence: str = "low", access: Access = LOCAL) -> list[dict]:
+                     min_confidence: str = "low", *, access: Access) -> list[dict]:
     if status not in (None, "pending", "accepted", "rejected"):
         raise InvalidInput(f"`status` {status!r}: use pending, accepted or rejected", param="status")
     if min_confidence not in CONFIDENCE_LEVELS:

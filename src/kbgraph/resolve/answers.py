@@ -12,7 +12,7 @@ from ..store.base import Store
 from ..workspace import Workspace
 
 
-def pending(store: Store, access: Access = LOCAL) -> list[dict]:
+def pending(store: Store, access: Access) -> list[dict]:
     return store.decisions(access, "asked")
 
 

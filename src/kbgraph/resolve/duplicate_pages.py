@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..errors import InvalidInput
 from .duplicate_questions import DUPLICATE_KIND
 from .duplicates import (
@@ -30,7 +30,7 @@ from .keys import surface_key
 from ..store.base import Store
 from ..workspace import Workspace
 
-def page_records(store: Store, access: Access = LOCAL) -> list[DuplicateRecord]:
+def page_records(store: Store, access: Access) -> list[DuplicateRecord]:
     """Every active entity that has a page, as the duplicate finder reads it."""
     from ..entities.assemble import entity_key
 
@@ -39,7 +39,7 @@ def page_records(store: Store, access: Access = LOCAL) -> list[DuplicateRecord]:
             for e in store.list_entities(access) if e.page_path and e.status == "active"]
 
 
-def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None = None,
+def find_duplicate_pages(store: Store, access: Access, now: str | None = None,
                          progress: Callable[[int, int], None] | None = None) -> dict:
     """Find likely duplicate pages and ask about each pair not asked or answered before. Idempotent:
     a second run adds no question. Returns the questions asked now and the search's numbers."""
@@ -68,7 +68,7 @@ def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None =
 MAX_PAGES_PER_NAME = 20  # pages of one name compared with each other (a name on more pages is rare)
 
 
-def namesake_pages(store: Store, access: Access = LOCAL) -> list[dict]:
+def namesake_pages(store: Store, access: Access) -> list[dict]:
     """Pages that are one entity because they carry one name, but whose attributes say two people (an
     email or birth date that differs, and the model's weight below the line): they are reported, never
     split, since the name is the user's; giving one page another name (or `aliases`) separates them."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..config import Config, config_from_dict
 from ..errors import InvalidInput, NotFound
 from ..model import SearchResult
@@ -43,7 +43,7 @@ _POOL: ThreadPoolExecutor | None = None
 
 def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 10, *, config: Config | None = None,
            mode: str = "hybrid", entity: str | int | None = None, expand_relations: bool = False, explain: bool = False,
-           why_not: str | None = None, widen: bool = False, access: Access = LOCAL,
+           why_not: str | None = None, widen: bool = False, access: Access,
            as_of: str | None = None, unit: str = "document") -> SearchResult:
     """The best documents for query, one hit (its best chunk) per document, best first; with
     unit="passage", the best sections across all documents, several per document allowed. With

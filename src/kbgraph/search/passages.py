@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..model import Passage, SearchHit
 from ..store.base import DocFilter, Store
 
 MAX_PASSAGE_CHUNKS = 20  # a runaway section (a log pasted whole) is cut, not returned entire
 
 
-def widen(store: Store, hits: tuple[SearchHit, ...], access: Access = LOCAL) -> tuple[SearchHit, ...]:
+def widen(store: Store, hits: tuple[SearchHit, ...], access: Access) -> tuple[SearchHit, ...]:
     """The hits, each with its passage: its chunk and the chunks of the same split section (the hits'
     own documents, which the access has read already)."""
     if not hits:

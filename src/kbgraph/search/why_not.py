@@ -10,14 +10,14 @@ signal saw of it.
 
 from __future__ import annotations
 
-from ..access import LOCAL, Access
+from ..access import Access
 from ..config import Config
 from ..ingest.vault import shown_path, why_skipped
 from ..store.base import Store
 
 
 def why_not(store: Store, path: str, flt, parsed, order: list, limit: int, rankings: dict, seeds: list,
-            pinned, access: Access = LOCAL, config: Config | None = None) -> dict:
+            pinned, access: Access, config: Config | None = None) -> dict:
     if shown_path(path) != path:  # bytes that are not UTF-8: never indexed, and not storable text
         return {"path": shown_path(path), "reason": "not-indexed",
                 "detail": "its name is not valid UTF-8, so it is never indexed: rename it"}

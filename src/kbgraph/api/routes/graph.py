@@ -30,7 +30,7 @@ def neighbours(ws: WS, entity: Name, depth: Annotated[int, Query(ge=1, le=6)] = 
 
     start = find_entity(ws.store, entity, access=ws.access)
     return walk(ws.store, ws.config.vocabulary, start, depth, direction,
-                _view(type, as_of, include_inferred, include_expired), limit or None, ws.access)
+                _view(type, as_of, include_inferred, include_expired), limit or None, access=ws.access)
 
 
 @router.get("/path")
@@ -43,7 +43,7 @@ def path(ws: WS, source: Name, target: Name, all: bool = False, max_hops: Annota
 
     return shortest(ws.store, ws.config.vocabulary, find_entity(ws.store, source, access=ws.access),
                     find_entity(ws.store, target, access=ws.access), all, max_hops,
-                    _view(type, as_of, include_inferred, include_expired), ws.access)
+                    _view(type, as_of, include_inferred, include_expired), access=ws.access)
 
 
 @router.get("/hubs")
@@ -54,4 +54,4 @@ def hubs(ws: WS, limit: Annotated[int, Query(ge=1, le=1000)] = 10, by: Literal["
     from ...graph.hubs import hubs as rank
 
     return rank(ws.store, ws.config.vocabulary, limit, by, _view(type, as_of, include_inferred, include_expired),
-                ws.access)
+                access=ws.access)
