@@ -64,7 +64,7 @@ def page_context(case: dict):
     page = case["page"]
     if hasattr(stage, "PageSelf"):
         return stage.PageSelf(PAGE, page["name"], page["kind"],
-                              (page["identifier"],) if page["identifier"] else ())
+                              (page["identifier"],) if page["identifier"] else (), "project")
     return PAGE
 
 
