@@ -163,3 +163,20 @@ def test_the_sample_vault_keeps_its_suggestions(shared_sample: Path):
         ("Ana Lima", "collaborates-with", "Dana Kowalski", "auto-low"),
         ("Arjun Mehta", "collaborates-with", "Dana Kowalski", "auto-low"),
         ("Lena Fischer", "collaborates-with", "María García", "auto-low")])
+
+
+def test_design_document_phrasings_read_on_the_page():
+    names = {"KEP-1287": (2, "project"), "the file system design": (3, "project"), "Go 2 drafts": (4, "project"),
+             "detailed design": (5, "project"), "RFC 1974": (6, "project")}
+    assert _triples(_found("Based on [KEP-1287](x), this proposal adds a field.", names, KEP)) == {
+        (PAGE, "depends-on", 2)}
+    assert _triples(_found("This design adds a flag to the go command, building on the file system design.",
+                           names, KEP)) == {(PAGE, "depends-on", 3)}
+    assert _triples(_found("This overview and the accompanying [detailed design](d.md) are part of a collection "
+                           "of [Go 2 drafts](g.md).", names, KEP)) == {(PAGE, "part-of", 4), (5, "part-of", 4)}
+    assert _triples(_found("**Note:** this RFC has been partially superseded by [RFC 1974].", names, RFC)) == {
+        (PAGE, "superseded-by", 6)}
+    assert _triples(_found("This RFC has been amended by [RFC 1974].", names, RFC)) == {(PAGE, "related-to", 6)}
+    assert _triples(_found("It does not hold (see also [RFC 1974]).", names, RFC)) == {(PAGE, "related-to", 6)}
+    assert _found("Based on [KEP-1287], this proposal does not add a field, it is not built on RFC 1974.",
+                  {"KEP-1287": (2, "project")}, None) == set(), "no page: 'this proposal' is nobody"

@@ -49,7 +49,8 @@ _THE = r"(?:(?:the|a|an)\s+)?"
 # "depends on the discussion in #123", "supersedes the behaviour specified in RFC 2071": the named
 # thing's work, text or copy stands for it.
 _ITS = (r"(?:(?:the|a|an)\s+(?:\w+\s+){0,2}?(?:discussion|work|design|ideas?|copy|version|release|fork|behaviou?r"
-        r"|rules?|text|sections?|parts?)\s+(?:(?:specified|described|defined|proposed|given)\s+)?(?:in|of|from|on|at|by)\s+)?")
+        r"|rules?|text|sections?|parts?)\s+(?:(?:specified|described|defined|proposed|given)\s+)?"
+        r"(?:in|of|from|on|at|by)\s+)?")
 _PERFECT = r"(?:has\s+been|have\s+been|had\s+been)"
 RULES = [
     _rule("reports-to", rf"{_ADV}(?:reports|reported|has\s+reported)\s+{_ADV}to"
@@ -75,11 +76,13 @@ RULES = [
     _rule("replace-with", r"\)?\s*with", "replaces", swap=True, before=r"\breplac(?:e|es|ed|ing)(?:\s+the)?"),
     _rule("replaces", rf"{_ADV}(?:replaces|replaced|has\s+replaced|is\s+replacing|will\s+replace)\s+{_THE}"
                       rf"|(?:is|was)\s+{_ADV}(?:a|the)\s+(?:direct\s+)?replacement\s+(?:for|of)\s+{_THE}"
-                      rf"|(?:is\s+)?(?:a|an)\s+(?:revised|updated|new)\s+(?:and\s+\w+(?:\s+down)?\s+)?version\s+of\s+{_THE}",
+                      rf"|(?:is\s+)?(?:a|an)\s+(?:revised|updated|new)\s+(?:and\s+\w+(?:\s+down)?\s+)?version"
+                      rf"\s+of\s+{_THE}",
           "replaces"),
     _rule("replaced-by", rf"(?:is|was|has\s+been|have\s+been|got)\s+{_ADV}replaced\s+(?:by|with)\s+{_THE}", "replaces",
           swap=True),
-    _rule("supersedes", rf"{_ADV}(?:updates\s+and\s+)?(?:supersedes|superseded|has\s+superseded|obsoletes)\s+{_ITS}{_THE}",
+    _rule("supersedes", rf"{_ADV}(?:updates\s+and\s+)?(?:supersedes|superseded|has\s+superseded|obsoletes)"
+                        rf"\s+{_ITS}{_THE}",
           "superseded-by", swap=True),
     _rule("superseded-by", rf"(?:is|was|has\s+been|have\s+been)\s+{_ADV}(?:superseded|obsoleted)\s+by\s+{_THE}",
           "superseded-by"),
@@ -92,7 +95,8 @@ RULES = [
                      rf"(?:part|component|module|subproject|subteam)\s+of\s+"
                      rf"(?:(?:a|the)\s+(?:collection|set|series|family|group)\s+of\s+)?{_THE}"
                      rf"|{_ADV}belongs\s+to\s+{_THE}", "part-of"),
-    _rule("follows-up", rf"{_ADV}follows?\s+up\s+on\s+{_THE}|(?:is|was)\s+{_ADV}(?:a|the)\s+follow[- ]up\s+(?:to|of|on)\s+{_THE}"
+    _rule("follows-up", rf"{_ADV}follows?\s+up\s+on\s+{_THE}"
+                        rf"|(?:is|was)\s+{_ADV}(?:a|the)\s+follow[- ]up\s+(?:to|of|on)\s+{_THE}"
                         rf"|(?:is|was|has\s+been|were)\s+{_ADV}amended\s+(?:by|in)\s+{_THE}|{_ADV}amends\s+{_THE}"
                         rf"|(?:is|was)\s+{_ADV}(?:an\s+)?amendment\s+(?:to|of)\s+{_THE}"
                         rf"|(?:is|are)\s+{_ADV}(?:closely\s+)?related\s+to\s+{_THE}", "related-to"),
@@ -209,17 +213,21 @@ def _framed(sentence: str, spans: list[Span]) -> list[Found]:
         return []
     out = []
     first = spans[0]
-    if sentence.lstrip(" *_>[-")[:5].lower() in ("based", "build") and _BASED_OPENING.match(sentence[:first.start]) and not _NEGATION.search(sentence[:first.start]):
+    opening = sentence[:first.start]
+    if (sentence.lstrip(" *_>[-")[:5].lower() in ("based", "build") and _BASED_OPENING.match(opening)
+            and not _NEGATION.search(opening)):
         subject = next((s for s in spans[1:] if s.entity != first.entity and _AFTER_COMMA.search(sentence[:s.start])),
                        None)
         if subject is not None:
             out.append(Found(subject.entity, "depends-on", first.entity, "based-on", CONFIDENCE, sentence,
                              first.start, subject.end))
-    elif _OPENS.match(sentence[:first.start]) and _BASED_WORDS.search(sentence):
+    elif _OPENS.match(opening) and _BASED_WORDS.search(sentence):
         for span in spans[1:]:
             head = sentence[:span.start]
             frame = _BASED_TRAILING.search(head)
-            if frame and span.entity != first.entity and not (_NEGATION.search(head) or _HEDGE.search(head[:frame.start()])):
+            if frame is None or span.entity == first.entity:
+                continue
+            if not (_NEGATION.search(head) or _HEDGE.search(head[:frame.start()])):
                 out.append(Found(first.entity, "depends-on", span.entity, "building-on", CONFIDENCE, sentence,
                                  first.start, span.end))
                 break

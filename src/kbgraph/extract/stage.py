@@ -13,8 +13,8 @@ from .. import clock
 from ..access import LOCAL
 from .rules import _NEGATION as NEGATED
 from .rules import Span, extract, sentences
-from .self_reference import (PRONOUN_CONFIDENCE, PageSelf, opening_subject, page_of, pronoun, pronoun_reason,
-                             self_spans)
+from .self_reference import PageSelf  # noqa: F401  (callers build the page they pass from here)
+from .self_reference import PRONOUN_CONFIDENCE, opening_subject, page_of, pronoun, pronoun_reason, self_spans
 
 
 def extract_from_chunks(chunks, mentions, types: dict[int, str], vocab, page_entity=None,
@@ -79,7 +79,8 @@ def extract_from_chunks(chunks, mentions, types: dict[int, str], vocab, page_ent
 def _with_page(in_chunk: list, own: list[tuple[int, int]], page: object) -> list:
     """The chunk's mentions with the page's self-references added: one inside a mention is dropped
     (the mention says more), a mention inside one gives way ("RFC 2119" on RFC 2119's page is the page)."""
-    own = [(a, b) for a, b in own if not any(m_a <= a and b <= m_b and (m_a, m_b) != (a, b) for _, m_a, m_b in in_chunk)]
+    own = [(a, b) for a, b in own
+           if not any(m_a <= a and b <= m_b and (m_a, m_b) != (a, b) for _, m_a, m_b in in_chunk)]
     kept = [m for m in in_chunk if not any(a <= m[1] and m[2] <= b for a, b in own)]
     return kept + [(page, a, b) for a, b in own if not any(m_a < b and a < m_b for _, m_a, m_b in kept)]
 
@@ -91,7 +92,8 @@ def _pronoun_span(sentence: str, spans: list[Span], gap: str | None, subject, pa
     if at is None or any(s.start < at[1] and at[0] < s.end for s in spans):
         return None
     word = sentence[at[0]:at[1]]
-    paragraph_start = gap is None or re.search(r"\n\s*\n", gap) is not None or bool(re.match(r"\s*(?:[-*+]|\d+[.)])\s", sentence))
+    paragraph_start = (gap is None or re.search(r"\n\s*\n", gap) is not None
+                       or re.match(r"\s*(?:[-*+]|\d+[.)])\s", sentence) is not None)
     if paragraph_start:
         if page is None or word.lower() != "this":
             return None
