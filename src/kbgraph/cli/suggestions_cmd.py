@@ -64,7 +64,14 @@ def _print_pending(pending: list[dict]) -> None:
     for s in pending:
         console.print(f"#{s['id']}  {_end(s, 'source')} --{s['type']}--> {_end(s, 'target')}  "
                       f"(confidence: {s['confidence'].removeprefix('auto-')}, seen {s['strength']}×, "
-                      f"source: {escape(repr(s['evidence']))})", highlight=False)
+                      f"source: {escape(repr(s['evidence']))}{_why(s['rule'])})", highlight=False)
+
+
+def _why(rule: str) -> str:
+    """A rule that carries its reason ("depends-on; 'It' read as the subject of the sentence before") says it."""
+    from rich.markup import escape
+
+    return f", why: {escape(rule.split('; ', 1)[1])}" if "; " in rule else ""
 
 
 def _end(suggestion: dict, end: str) -> str:

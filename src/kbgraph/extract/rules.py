@@ -43,8 +43,14 @@ def _rule(name: str, between: str, rel_type: str, swap: bool = False, before: st
             re.compile(rf"(?:{before})\s*$", re.IGNORECASE) if before else None)
 
 
-_ADV = r"(?:(?:now|also|still|currently|directly|officially|recently|just|already)\s+)?"
-_THE = r"(?:the\s+)?"
+_ADV = (r"(?:(?:now|also|still|currently|directly|officially|recently|just|already|partially|partly|largely|mostly"
+        r"|fully|effectively|later|since|formally|explicitly|heavily|essentially|in\s+turn)\s+)?")
+_THE = r"(?:(?:the|a|an)\s+)?"
+# "depends on the discussion in #123", "supersedes the behaviour specified in RFC 2071": the named
+# thing's work, text or copy stands for it.
+_ITS = (r"(?:(?:the|a|an)\s+(?:\w+\s+){0,2}?(?:discussion|work|design|ideas?|copy|version|release|fork|behaviou?r"
+        r"|rules?|text|sections?|parts?)\s+(?:(?:specified|described|defined|proposed|given)\s+)?"
+        r"(?:in|of|from|on|at|by)\s+)?")
 _PERFECT = r"(?:has\s+been|have\s+been|had\s+been)"
 RULES = [
     _rule("reports-to", rf"{_ADV}(?:reports|reported|has\s+reported)\s+{_ADV}to"
@@ -56,8 +62,10 @@ RULES = [
     _rule("led-by", rf"(?:is|was|has\s+been)\s+{_ADV}(?:led|run|driven|owned)\s+by", "leads", swap=True),
     _rule("member-of", rf"{_ADV}(?:joined|has\s+joined|moved\s+to|transferred\s+to)\s+{_THE}"
                        rf"|(?:is|was|{_PERFECT})\s+{_ADV}(?:a\s+)?member\s+of\s+{_THE}", "member-of"),
-    _rule("depends-on", rf"{_ADV}(?:depends|depended|relies|relied)\s+{_ADV}on\s+{_THE}|{_ADV}(?:requires|required)"
-                        rf"\s+{_THE}|(?:is|are)\s+{_ADV}(?:dependent|built)\s+on\s+{_THE}"
+    _rule("depends-on", rf"{_ADV}(?:depends|depend|depended|relies|rely|relied)\s+{_ADV}(?:up)?on\s+{_ITS}{_THE}"
+                        rf"|{_ADV}(?:requires|require|required|will\s+require)\s+{_THE}"
+                        rf"|(?:is|are|was|were)\s+{_ADV}(?:dependent|built|based)\s+(?:up)?on\s+{_ITS}{_THE}"
+                        rf"|{_ADV}(?:builds|built|build)\s+(?:up)?on\s+(?:top\s+of\s+)?{_ITS}{_THE}"
                         rf"|(?:has|have)\s+(?:a\s+)?(?:hard\s+|strong\s+|direct\s+)?dependency\s+on\s+{_THE}",
           "depends-on"),
     _rule("blocked-by", rf"(?:is|are|was|were|remains|stays|{_PERFECT})\s+{_ADV}blocked\s+(?:on|by)\s+{_THE}",
@@ -65,17 +73,33 @@ RULES = [
     _rule("blocks", rf"{_ADV}(?:blocks|blocked|is\s+blocking|{_PERFECT}\s+blocking)\s+{_THE}", "blocks"),
     _rule("switched", r"to|with", "replaces", swap=True,
           before=r"\b(?:switched|migrated|moved|changed|went)\s+(?:over\s+)?from(?:\s+the)?"),
-    _rule("replaces", rf"{_ADV}(?:replaces|replaced|has\s+replaced|is\s+replacing|will\s+replace)\s+{_THE}",
+    _rule("replace-with", r"\)?\s*with", "replaces", swap=True, before=r"\breplac(?:e|es|ed|ing)(?:\s+the)?"),
+    _rule("replaces", rf"{_ADV}(?:replaces|replaced|has\s+replaced|is\s+replacing|will\s+replace)\s+{_THE}"
+                      rf"|(?:is|was)\s+{_ADV}(?:a|the)\s+(?:direct\s+)?replacement\s+(?:for|of)\s+{_THE}"
+                      rf"|(?:is\s+)?(?:a|an)\s+(?:revised|updated|new)\s+(?:and\s+\w+(?:\s+down)?\s+)?version"
+                      rf"\s+of\s+{_THE}",
           "replaces"),
-    _rule("replaced-by", rf"(?:is|was|has\s+been|got)\s+{_ADV}replaced\s+by\s+{_THE}", "replaces", swap=True),
-    _rule("supersedes", rf"{_ADV}supersedes|{_ADV}superseded|has\s+superseded", "superseded-by", swap=True),
-    _rule("superseded-by", rf"(?:is|was|has\s+been)\s+{_ADV}superseded\s+by\s+{_THE}", "superseded-by"),
-    _rule("uses", rf"{_ADV}(?:uses|used|is\s+using|{_PERFECT}\s+using|runs\s+on|is\s+built\s+with"
+    _rule("replaced-by", rf"(?:is|was|has\s+been|have\s+been|got)\s+{_ADV}replaced\s+(?:by|with)\s+{_THE}", "replaces",
+          swap=True),
+    _rule("supersedes", rf"{_ADV}(?:updates\s+and\s+)?(?:supersedes|superseded|has\s+superseded|obsoletes)"
+                        rf"\s+{_ITS}{_THE}",
+          "superseded-by", swap=True),
+    _rule("superseded-by", rf"(?:is|was|has\s+been|have\s+been)\s+{_ADV}(?:superseded|obsoleted)\s+by\s+{_THE}",
+          "superseded-by"),
+    _rule("uses", rf"{_ADV}(?:uses|use|used|is\s+using|are\s+using|{_PERFECT}\s+using|runs\s+on|is\s+built\s+with"
                   rf"|makes\s+use\s+of|relies\s+heavily\s+on)\s+{_THE}", "uses"),
+    _rule("used-by", rf"(?:,?\s*(?:which|that)\s+)?(?:is|are|was|were)\s+{_ADV}used\s+by\s+{_THE}", "uses", swap=True),
     _rule("works-with", rf"{_ADV}(?:works|worked|is\s+working|{_PERFECT}\s+working|collaborates|collaborated"
                         rf"|is\s+collaborating)\s+{_ADV}(?:closely\s+)?(?:with|alongside)\s+{_THE}", "works-with"),
-    _rule("part-of", rf"(?:is|are|was)\s+{_ADV}(?:a\s+)?(?:part|component|module|subproject)\s+of\s+{_THE}"
+    _rule("part-of", rf"(?:is|are|was|were|will\s+(?:move\s+to\s+)?be|becomes?|became)\s+{_ADV}(?:(?:a|an|the)\s+)?"
+                     rf"(?:part|component|module|subproject|subteam)\s+of\s+"
+                     rf"(?:(?:a|the)\s+(?:collection|set|series|family|group)\s+of\s+)?{_THE}"
                      rf"|{_ADV}belongs\s+to\s+{_THE}", "part-of"),
+    _rule("follows-up", rf"{_ADV}follows?\s+up\s+on\s+{_THE}"
+                        rf"|(?:is|was)\s+{_ADV}(?:a|the)\s+follow[- ]up\s+(?:to|of|on)\s+{_THE}"
+                        rf"|(?:is|was|has\s+been|were)\s+{_ADV}amended\s+(?:by|in)\s+{_THE}|{_ADV}amends\s+{_THE}"
+                        rf"|(?:is|was)\s+{_ADV}(?:an\s+)?amendment\s+(?:to|of)\s+{_THE}"
+                        rf"|(?:is|are)\s+{_ADV}(?:closely\s+)?related\s+to\s+{_THE}", "related-to"),
     _rule("informs", rf"{_ADV}(?:informs|informed|inform|has\s+informed|feeds\s+into)"
                      rf"(?:\s+(?:the|our|its)\s+(?:\w+\s+){{0,2}}?(?:of|in|for|behind))?\s+{_THE}", "informs"),
     _rule("evaluates", rf"{_ADV}(?:evaluates|evaluated|is\s+evaluating|are\s+evaluating|{_PERFECT}\s+evaluating)"
@@ -90,6 +114,7 @@ _RELATIVE = re.compile(r"^\s*,\s*(?:which|who|that)\s+(?=\S)", re.IGNORECASE)
 # "X depends on A and on B", "X uses A, B and C": each object of a coordinated list gets the relation
 # the first one got. Only "and" coordinates (a comma alone may be an apposition: "Ana reports to Ben,
 # Chen's manager"), so a comma counts only inside a list that an "and" closes.
+_AND_SUBJECT = re.compile(r"\s*and\s+(?:the\s+)?(?:\w+\s+)?", re.IGNORECASE)
 _AND_OBJECT = re.compile(r"\s*,?\s*and\s+(?:also\s+)?(?:(?:on|upon|to|with|by|from|of)\s+)?(?:the\s+)?",
                          re.IGNORECASE)
 _LIST_COMMA = re.compile(r"\s*,\s*(?:the\s+)?", re.IGNORECASE)
@@ -121,6 +146,7 @@ def extract(sentence: str, spans: list[Span]) -> list[Found]:
     found: list[Found] = []
     subject_of: dict[int, Span] = {}  # mention index -> the subject of the clause it ends
     carried: dict[int, Found] = {}  # mention index -> the relation whose object it is
+    conjoined: dict[int, Span] = {}  # mention index -> the subject "and" joins it to
     betweens = [_MARKUP.sub("", sentence[a.end:b.start]) for a, b in zip(spans, spans[1:])]
     for index, (left, right) in enumerate(zip(spans, spans[1:])):
         if left.entity == right.entity or right.start < left.end:
@@ -135,6 +161,8 @@ def extract(sentence: str, spans: list[Span]) -> list[Found]:
                                right.end))
             carried[index + 1] = found[-1]
             continue
+        if index not in subject_of and _AND_SUBJECT.fullmatch(between):
+            conjoined[index + 1] = left  # "A and the accompanying B are part of C": A is a subject too
         subject = left
         joined = _AND_CLAUSE.match(between) or _RELATIVE.match(between)
         if joined and _RELATIVE.match(between) is None:
@@ -159,10 +187,51 @@ def extract(sentence: str, spans: list[Span]) -> list[Found]:
             source, target = (right, subject) if swap else (subject, right)
             found.append(Found(source.entity, rel_type, target.entity, name, CONFIDENCE, sentence,
                                subject.start, right.end))
+            if subject is left and index in conjoined and conjoined[index].entity != right.entity:
+                other = conjoined[index]
+                source, target = (right, other) if swap else (other, right)
+                found.append(Found(source.entity, rel_type, target.entity, name, CONFIDENCE, sentence,
+                                   other.start, right.end))
             subject_of[index + 1] = subject
             carried[index + 1] = found[-1]
             break
-    return found
+    return found + [f for f in _framed(sentence, spans)
+                    if not any((f.source, f.type, f.target) == (g.source, g.type, g.target) for g in found)]
+
+
+# "Based on X, this proposal ...": the clause after the comma builds on X; "S does ..., building on X": S does.
+_BASED_OPENING = re.compile(rf"^[\s*_>\[-]*(?:based|building|built)\s+(?:up)?on\s+{_ITS}{_THE}[\[*_`]*$", re.IGNORECASE)
+_AFTER_COMMA = re.compile(r"[)\]*_`]*,\s*(?:the\s+)?[\[*_`]*$", re.IGNORECASE)
+_BASED_TRAILING = re.compile(rf",\s*(?:building|built|based)\s+(?:up)?on\s+{_ITS}{_THE}[\[*_`]*$", re.IGNORECASE)
+_BASED_WORDS = re.compile(r",\s*(?:building|built|based)\s+(?:up)?on\b", re.IGNORECASE)
+_OPENS = re.compile(r"^[\s*_>\[-]*(?:(?:the|our|its|both)\s+)?$", re.IGNORECASE)
+
+
+def _framed(sentence: str, spans: list[Span]) -> list[Found]:
+    """depends-on stated by a participle frame around the clause rather than between two mentions."""
+    if len(spans) < 2:
+        return []
+    out = []
+    first = spans[0]
+    opening = sentence[:first.start]
+    if (sentence.lstrip(" *_>[-")[:5].lower() in ("based", "build") and _BASED_OPENING.match(opening)
+            and not _NEGATION.search(opening)):
+        subject = next((s for s in spans[1:] if s.entity != first.entity and _AFTER_COMMA.search(sentence[:s.start])),
+                       None)
+        if subject is not None:
+            out.append(Found(subject.entity, "depends-on", first.entity, "based-on", CONFIDENCE, sentence,
+                             first.start, subject.end))
+    elif _OPENS.match(opening) and _BASED_WORDS.search(sentence):
+        for span in spans[1:]:
+            head = sentence[:span.start]
+            frame = _BASED_TRAILING.search(head)
+            if frame is None or span.entity == first.entity:
+                continue
+            if not (_NEGATION.search(head) or _HEDGE.search(head[:frame.start()])):
+                out.append(Found(first.entity, "depends-on", span.entity, "building-on", CONFIDENCE, sentence,
+                                 first.start, span.end))
+                break
+    return out
 
 
 def _coordinated(betweens: list[str], index: int) -> bool:

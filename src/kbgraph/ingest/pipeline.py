@@ -423,6 +423,7 @@ def mentions_stage(run: IndexRun) -> None:
         frozenset(name_key(surface) for _, surface, _ in forms),
         store.unlinked_entities_by_doc(),
         prose,
+        {e.id: (e.name, e.aliases, e.type) for e in entities},
     )
     results = _parallel_map(partial(scan_document, run_key=run_key), store.docs_for_mentions(rescan_all), total)
     try:
@@ -456,9 +457,10 @@ _SCAN_CONTEXTS: dict[int, tuple] = {}  # id(IndexRun) -> what its mention scan n
 def scan_document(doc: dict, run_key: int) -> tuple[int, list, int, tuple[str, list[dict]], list]:
     """(doc id, mentions with their chunk ids, ambiguous forms left unlinked, (path, suggested relations),
     decisions about names in its prose to log) for one stored document."""
+    from ..extract.self_reference import page_self
     from ..extract.stage import extract_from_chunks
 
-    matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked, prose = _SCAN_CONTEXTS[run_key]
+    matcher, link_resolver, claims_by_doc, types, vocab, known_names, unlinked, prose, pages = _SCAN_CONTEXTS[run_key]
     links = [Link(t, a, s, e, k) for t, a, s, e, k in doc["links"]]
     anchored = claims_by_doc.get(doc["id"], [])
     found, ambiguous = find_document_mentions(
@@ -474,9 +476,9 @@ def scan_document(doc: dict, run_key: int) -> tuple[int, list, int, tuple[str, l
         found = [(chunk_id, m) for chunk_id, m in found
                  if m.kind not in ("text", "prose") or m.entity_id not in taken_back]
     in_text = [(m.entity_id, chunk_id, m.start, m.end) for chunk_id, m in found if chunk_id is not None]
-    pages = [eid for eid, _, role in anchored if role == "page"]
-    page_entity = pages[0] if len(pages) == 1 else None
-    suggested = (extract_from_chunks(doc["chunks"], in_text, types, vocab, page_entity, known_names)
+    owners = [eid for eid, _, role in anchored if role == "page"]
+    page = page_self(owners[0], pages[owners[0]], doc.get("kind", "")) if len(owners) == 1 and owners[0] in pages else None
+    suggested = (extract_from_chunks(doc["chunks"], in_text, types, vocab, page, known_names)
                  if types is not None else [])
     found += [(None, Mention(eid, None, None, name, "frontmatter")) for eid, name, role in anchored
               if role == "reference"]

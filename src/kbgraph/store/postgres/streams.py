@@ -15,15 +15,15 @@ class PgStreamQueries:
 
     def docs_for_mentions(self, all_docs: bool) -> Iterator[dict]:
         where = "" if all_docs else "WHERE d.mentions_stale = 1"
-        docs = self.db.stream(f"SELECT d.id, d.body_offset, d.path FROM documents d {where} ORDER BY d.id")
+        docs = self.db.stream(f"SELECT d.id, d.body_offset, d.path, d.kind FROM documents d {where} ORDER BY d.id")
         chunk_groups = _grouped(self.db.stream(
             f"SELECT c.doc_id, c.id, c.start, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id {where}"
             " ORDER BY c.doc_id, c.ordinal"))
         link_groups = _grouped(self.db.stream(
             f"SELECT l.doc_id, l.target, l.alias, l.start, l.\"end\", l.kind FROM links l"
             f" JOIN documents d ON d.id = l.doc_id {where} ORDER BY l.doc_id, l.start"))
-        for doc_id, body_offset, path in docs:
-            yield {"id": doc_id, "body_offset": body_offset, "path": path,
+        for doc_id, body_offset, path, kind in docs:
+            yield {"id": doc_id, "body_offset": body_offset, "path": path, "kind": kind,
                    "chunks": chunk_groups(doc_id), "links": link_groups(doc_id)}
 
     def all_chunk_texts(self) -> Iterator[tuple[str, str]]:

@@ -399,7 +399,7 @@ class CoreQueries:
     def docs_for_mentions(self, all_docs: bool) -> Iterator[dict]:
         """Documents to scan, each with its chunks and links, read in three streaming queries."""
         where = "" if all_docs else "WHERE d.mentions_stale = 1"
-        docs = self.db.execute(f"SELECT d.id, d.body_offset, d.path FROM documents d {where} ORDER BY d.id")
+        docs = self.db.execute(f"SELECT d.id, d.body_offset, d.path, d.kind FROM documents d {where} ORDER BY d.id")
         chunks = self.db.execute(
             f"SELECT c.doc_id, c.id, c.start, c.text FROM chunks c JOIN documents d ON d.id = c.doc_id {where}"
             " ORDER BY c.doc_id, c.ordinal"
@@ -410,8 +410,8 @@ class CoreQueries:
         )
         chunk_groups = _grouped(chunks)
         link_groups = _grouped(links)
-        for doc_id, body_offset, path in docs.fetchall():
-            yield {"id": doc_id, "body_offset": body_offset, "path": path,
+        for doc_id, body_offset, path, kind in docs.fetchall():
+            yield {"id": doc_id, "body_offset": body_offset, "path": path, "kind": kind,
                    "chunks": chunk_groups(doc_id), "links": link_groups(doc_id)}
 
     def count_docs_for_mentions(self, all_docs: bool) -> int:
