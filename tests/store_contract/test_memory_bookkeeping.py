@@ -105,7 +105,13 @@ def test_an_entity_page_is_listed_with_what_was_last_read_from_it(store):
     [state] = store.memory_page_states()
     assert state == {"doc_id": doc_id, "path": "people/ana.md", "content_hash": "hash-people/ana.md",
                      "synced_hash": None, "entity_key": "person:ana", "entity_name": "Ana", "owner": "ana",
-                     "visibility": "team", "sensitivity": "normal"}
+                     "visibility": "team", "sensitivity": "normal", "rehome": False}
+    with store.transaction():  # a line of the page, read when the page was another entity's (before a merge)
+        store.add_fact(_fact("person:anna", origin="page", origin_doc_id=doc_id, origin_path="people/ana.md"))
+    assert store.memory_page_states()[0]["rehome"]
+    with store.transaction():
+        store.rehome_memory(doc_id, "people/ana.md", "person:ana", "Ana", ("ana", "team", "normal"))
+    assert not store.memory_page_states()[0]["rehome"]
     with store.transaction():
         store.save_memory_page(doc_id, "hash-people/ana.md", [])
         store.save_memory_page(doc_id, "hash-2", [(3, "no date"), (7, "no text")])  # saved again: replaced
