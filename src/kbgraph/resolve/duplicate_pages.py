@@ -27,16 +27,16 @@ from .duplicates import (
     MODEL_VERSION, PROPOSE_WEIGHT, DuplicatePair, DuplicateRecord, find_duplicates, normalise, score_pair,
 )
 from .keys import surface_key
+from ..entities.names import name_key
 from ..store.base import Store
 from ..workspace import Workspace
 
 def page_records(store: Store, access: Access = LOCAL) -> list[DuplicateRecord]:
-    """Every active entity that has a page, as the duplicate finder reads it."""
-    from ..entities.assemble import entity_key
-
-    return [DuplicateRecord(entity_key(e.type, e.name), e.type, e.name, tuple(e.aliases), dict(e.attributes),
-                            e.page_path)
-            for e in store.list_entities(access) if e.page_path and e.status == "active"]
+    """Every active entity that has a page, as the duplicate finder reads it (id: its stored key, which
+    a namesake's page qualifies, entities/namesakes.py)."""
+    key_of = {entity_id: key for key, entity_id in store.entity_ids_by_key().items()}
+    return [DuplicateRecord(key_of[e.id], e.type, e.name, tuple(e.aliases), dict(e.attributes), e.page_path)
+            for e in store.list_entities(access) if e.page_path and e.status == "active" and e.id in key_of]
 
 
 def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None = None,
@@ -69,18 +69,18 @@ MAX_PAGES_PER_NAME = 20  # pages of one name compared with each other (a name on
 
 
 def namesake_pages(store: Store, access: Access = LOCAL) -> list[dict]:
-    """Pages that are one entity because they carry one name, but whose attributes say two people (an
-    email or birth date that differs, and the model's weight below the line): they are reported, never
-    split, since the name is the user's; giving one page another name (or `aliases`) separates them."""
+    """Pages that are one entity because they carry one name, but whose other attributes say two people
+    (an address or role that differs, and the model's weight below the line): they are reported, never
+    split. Pages of one name whose identifiers disagree (birth date, id number, email, phone) are two
+    entities already (entities/namesakes.py), and not listed here."""
     from collections import defaultdict
     from itertools import combinations
 
-    from ..entities.assemble import entity_key
-
-    by_key: dict[str, list] = defaultdict(list)
+    owner = store.page_entity_ids()
+    by_key: dict[tuple, list] = defaultdict(list)
     for claim in store.all_claims():
-        if claim.role == "page":
-            by_key[entity_key(claim.type, claim.name)].append(claim)
+        if claim.role == "page" and claim.doc_id in owner:
+            by_key[(owner[claim.doc_id][0], claim.type, name_key(claim.name))].append(claim)
     found = []
     for claims in by_key.values():
         pages = [normalise(DuplicateRecord(c.doc_path, c.type, c.name, c.aliases, c.attributes, c.doc_path))
