@@ -80,6 +80,10 @@ LEVELS: dict[str, dict[str, tuple[float, float]]] = {
     "handle": {"exact": (0.90, 0.00001), "disagree": (0.10, 0.99999)},
     "dob": {"exact": (0.90, 0.0005), "typo": (0.09, 0.005), "disagree": (0.01, 0.9945)},
     "address": {"exact": (0.70, 0.0005), "close": (0.22, 0.01), "disagree": (0.02, 0.9895)},
+    # A generation mark (II / III, Jr. / Sr., one name marked and one not) or another middle initial
+    # says another person of the name: never a typo pair (issue 29), whatever else agrees (~ -20).
+    "generation": {"disagree": (0.000001, 0.90)},
+    "middle": {"disagree": (0.000001, 0.90)},
     "role": {"exact": (0.60, 0.05), "disagree": (0.40, 0.95)},
     "team": {"exact": (0.60, 0.10), "disagree": (0.40, 0.90)},
 }
@@ -125,6 +129,8 @@ class Normalised:
     role: str | None = None
     team: str | None = None
     aliases: tuple[tuple[str, str, str, str], ...] = ()  # (given, surname, compact, as written), MAX_ALIASES
+    generation: str | None = None  # keys.GENERATIONS: "jr", "iii"...
+    middle: str = ""  # the first letters of the middle names
 
     def names(self) -> tuple[tuple[str, str, str, str], ...]:
         return ((self.given, self.surname, self.compact, self.record.name), *self.aliases)
@@ -206,7 +212,17 @@ def normalise(record: DuplicateRecord) -> Normalised:
         role=_text(values["role"]), team=_text(values["team"]),
         aliases=tuple((*_name_parts(alias), alias) for alias in record.aliases[:MAX_ALIASES]
                       if alias != record.name),
+        **_marks(record.name),
     )
+
+
+def _marks(name: str) -> dict:
+    try:
+        parsed = parse_name(name)
+    except InvalidInput:
+        return {}
+    words = [t for t in parsed.tokens if not t.isdigit()]
+    return {"generation": parsed.generation, "middle": "".join(w[0] for w in words[1:-1])}
 
 
 def _name_parts(name: str) -> tuple[str, str, str]:
@@ -346,7 +362,7 @@ class NameFrequencies:
 
 
 def score_pair(a: Normalised, b: Normalised, frequencies: NameFrequencies | None = None) -> DuplicatePair:
-    comparisons = [*_compare_names(a, b, frequencies), *_compare_identifiers(a, b)]
+    comparisons = [*_compare_names(a, b, frequencies), *_compare_marks(a, b), *_compare_identifiers(a, b)]
     for attr, left, right in (("role", a.role, b.role), ("team", a.team, b.team)):
         if left and right:
             comparisons.append(_level(attr, "exact" if left == right else "disagree", f"{left} / {right}"))
@@ -419,6 +435,15 @@ def _surname(x: str, y: str, freq: NameFrequencies | None = None) -> Comparison:
         return _exact("surname", x, freq)
     similar = jellyfish.jaro_winkler_similarity(x, y) >= 0.9 and jellyfish.damerau_levenshtein_distance(x, y) <= 2
     return _level("surname", "typo" if similar else "disagree", f"{x} / {y}")
+
+
+def _compare_marks(a: Normalised, b: Normalised) -> list[Comparison]:
+    out = []
+    if a.generation != b.generation:
+        out.append(_level("generation", "disagree", f"{a.generation or 'none'} / {b.generation or 'none'}"))
+    if a.middle and b.middle and a.middle[0] != b.middle[0]:
+        out.append(_level("middle", "disagree", f"{a.middle} / {b.middle}"))
+    return out
 
 
 def _compare_identifiers(a: Normalised, b: Normalised) -> list[Comparison]:
