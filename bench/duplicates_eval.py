@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -40,7 +41,8 @@ from itertools import combinations
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, os.environ.get("KBG_BENCH_SRC") or str(REPO / "src"))  # another checkout's src: a baseline
+sys.path.insert(0, str(REPO / "bench"))
 
 from kbgraph.resolve.duplicates import DuplicateRecord, find_duplicates  # noqa: E402
 
@@ -280,8 +282,10 @@ def evaluate(records: list[DuplicateRecord], truth: set[tuple[str, str]]) -> dic
             "wrong_examples": [list(p) for p in sorted(proposed - truth)[:5]]}
 
 
-def run_vault(count: int, seed: int) -> dict:
-    """Write count records as person pages, index them and ask `resolve duplicates`; score its questions."""
+def run_vault(count: int, seed: int, hard: bool = False) -> dict:
+    """Write count records (hard: the harder set of count people) as person pages, index them and ask
+    `resolve duplicates`; score the linkage every question answered yes would make: pages one entity
+    after assembly (one name, identifiers that agree) plus every pair of pages of two entities asked about."""
     import tempfile
 
     import yaml
@@ -290,7 +294,12 @@ def run_vault(count: int, seed: int) -> dict:
     from kbgraph.resolve.duplicate_pages import find_duplicate_pages
     from kbgraph.workspace import Workspace
 
-    records, truth = febrl_like(count, count * 3 // 10, seed)
+    if hard:
+        from hard_people import hard_set
+
+        records, truth, _ = hard_set(count, seed)
+    else:
+        records, truth = febrl_like(count, count * 3 // 10, seed)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         (root / "people").mkdir(parents=True)
@@ -306,25 +315,38 @@ def run_vault(count: int, seed: int) -> dict:
             result = find_duplicate_pages(ws.store, ws.access)
             asked_s = time.perf_counter() - started
             again = find_duplicate_pages(ws.store, ws.access)
-    # Pages with one name are one entity before any question (entity assembly), so a question about two
-    # entities is about every pair of their pages: scored so, and recall counts pairs already one entity.
-    by_path = {f"people/{r.id}.md": r for r in records}
-    groups: dict[str, list[str]] = defaultdict(list)
-    for r in records:
-        groups[r.name].append(r.id)
-    same_name = {tuple(sorted(p)) for ids in groups.values() for p in combinations(ids, 2)}
-    asked = {tuple(sorted((x, y))) for q in result["asked"] for x in groups[by_path[q["page"]].name]
-             for y in groups[by_path[q["same_as_page"]].name]}
-    hits = len(asked & truth)
-    joined = len((asked | same_name) & truth)
+            docs = {d: p for p, d in _doc_ids(ws.store).items()}
+            owner = {docs[doc_id]: o[0] for doc_id, o in ws.store.page_entity_ids().items() if doc_id in docs}
+    pages_of: dict[int, list[str]] = defaultdict(list)
+    for path, entity_id in owner.items():
+        pages_of[entity_id].append(path.removeprefix("people/").removesuffix(".md"))
+    entity_of = {path.removeprefix("people/").removesuffix(".md"): e for path, e in owner.items()}
+    assembled = {tuple(sorted(p)) for ids in pages_of.values() for p in combinations(ids, 2)}
+    asked = {tuple(sorted((x, y))) for q in result["asked"]
+             for x in pages_of[entity_of[_rid(q["page"])]] for y in pages_of[entity_of[_rid(q["same_as_page"])]]}
+    linked = asked | assembled
+    hits = len(linked & truth)
+    precision = hits / len(linked) if linked else 1.0
+    recall = hits / len(truth) if truth else 1.0
     return {"pages": len(records), "entities_compared": result["pages"], "index_seconds": round(indexed, 1),
             "duplicates_seconds": round(asked_s, 2), "comparisons": result["comparisons"],
             "questions": len(result["asked"]), "page_pairs_asked": len(asked),
-            "precision": round(hits / len(asked), 4) if asked else 1.0,
-            "recall": round(joined / len(truth), 4) if truth else 1.0,
-            "same_name_pairs_merged_by_assembly": len(same_name),
-            "of_which_distinct_people": len(same_name - truth),
+            "precision": round(precision, 4), "recall": round(recall, 4),
+            "f1": round(2 * precision * recall / (precision + recall), 4) if hits else 0.0,
+            "same_entity_pairs_by_assembly": len(assembled),
+            "of_which_distinct_people": len(assembled - truth),
             "second_run_questions": len(again["asked"])}
+
+
+def _rid(path: str) -> str:
+    return path.removeprefix("people/").removesuffix(".md")
+
+
+def _doc_ids(store) -> dict[str, int]:
+    from kbgraph.access import LOCAL
+    from kbgraph.store.base import DocFilter
+
+    return {row["path"]: row["id"] for row in store.list_documents(LOCAL, DocFilter())}
 
 
 def main() -> int:
@@ -334,6 +356,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--names", type=Path, default=REPO.parent / "shared" / "data" / "names" / "pep-people.txt")
     ap.add_argument("--vault", type=int, default=0, help="also run end to end on this many person pages")
+    ap.add_argument("--hard", type=int, default=4000, help="people of the harder set (bench/hard_people.py; 0 skips)")
+    ap.add_argument("--hard-vault", type=int, default=0, help="end to end on the harder set of this many people")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -345,8 +369,15 @@ def main() -> int:
     else:
         rec2, truth2, namesakes = real
         out["real_names"] = {**evaluate(rec2, truth2), "namesakes": namesakes}
+    if args.hard:
+        from hard_people import hard_set
+
+        rec3, truth3, made = hard_set(args.hard, args.seed)
+        out["hard"] = {**made, **evaluate(rec3, truth3)}
     if args.vault:
         out["vault"] = run_vault(args.vault, args.seed)
+    if args.hard_vault:
+        out["hard_vault"] = run_vault(args.hard_vault, args.seed, hard=True)
     out["wall_seconds"] = round(time.perf_counter() - started, 2)
     if args.json:
         print(json.dumps(out, indent=2))

@@ -99,10 +99,10 @@ def _email(value: str) -> str | None:
     return text if _EMAIL.fullmatch(text) else None
 
 
-def _id_number(value: str) -> str | None:
+def id_number(value: str) -> str | None:
     """Letters and digits only, case-folded ("123-45-6789" is 123456789); at least 4 of them."""
     text = "".join(_WORDS.findall(value.casefold()))
     return text if len(text) >= 4 and any(ch.isdigit() for ch in text) else None
 
 
-_NORMALISE = {"dob": parse_dob, "id": _id_number, "email": _email, "phone": normalise_phone}
+_NORMALISE = {"dob": parse_dob, "id": id_number, "email": _email, "phone": normalise_phone}

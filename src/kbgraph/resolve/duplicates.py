@@ -36,12 +36,14 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Callable, Iterable, Mapping
 
+from ..entities.identifiers import id_number
 from ..entities.names import fold
 from ..errors import InvalidInput
 from ._optional import require
-from .keys import blocking_keys, normalize_email, parse_name, phonetic_codes
+from .keys import GENERATIONS, blocking_keys, normalize_email, parse_name, phonetic_codes
 from .nicknames import canonical_given_name
 
 jellyfish = require("jellyfish")
@@ -60,6 +62,8 @@ ATTRIBUTE_KEYS = {
     "cell": "phone", "phone_number": "phone",
     "handle": "handle", "handles": "handle", "github": "handle", "slack": "handle", "twitter": "handle",
     "username": "handle", "user": "handle", "login": "handle",
+    "id_number": "id", "idnumber": "id", "national_id": "id", "ssn": "id", "soc_sec_id": "id", "passport": "id",
+    "personal_id": "id", "tax_id": "id", "employee_id": "id", "staff_id": "id", "person_id": "id",
     "dob": "dob", "birthday": "dob", "born": "dob", "birth_date": "dob", "date_of_birth": "dob",
     "birthdate": "dob",
     "address": "address", "street": "address", "suburb": "address", "city": "address", "postcode": "address",
@@ -78,6 +82,12 @@ LEVELS: dict[str, dict[str, tuple[float, float]]] = {
     "email": {"exact": (0.985, 0.00001), "disagree": (0.015, 0.99999)},
     "phone": {"exact": (0.90, 0.00001), "disagree": (0.10, 0.99999)},
     "handle": {"exact": (0.90, 0.00001), "disagree": (0.10, 0.99999)},
+    "id": {"exact": (0.95, 0.000001), "disagree": (0.01, 0.999999)},
+    # A name part that disagrees while no personal identifier (email, id number, handle) agrees: another
+    # person of one household (parents, children, twins share a surname, an address, a phone, even a
+    # birth date), whatever else agrees (issue 29). A veto, like the marks below.
+    "household": {"disagree": (0.000001, 0.90)},
+    "identity": {"disagree": (0.000001, 0.90)},
     "dob": {"exact": (0.90, 0.0005), "typo": (0.09, 0.005), "disagree": (0.01, 0.9945)},
     "address": {"exact": (0.70, 0.0005), "close": (0.22, 0.01), "disagree": (0.02, 0.9895)},
     # A generation mark (II / III, Jr. / Sr., one name marked and one not) or another middle initial
@@ -124,6 +134,7 @@ class Normalised:
     emails: frozenset[str] = frozenset()
     phones: frozenset[str] = frozenset()
     handles: frozenset[str] = frozenset()
+    ids: frozenset[str] = frozenset()
     dob: str | None = None
     address: frozenset[str] = frozenset()
     role: str | None = None
@@ -132,8 +143,10 @@ class Normalised:
     generation: str | None = None  # keys.GENERATIONS: "jr", "iii"...
     middle: str = ""  # the first letters of the middle names
 
+    rotated: tuple[tuple[str, str, str, str], ...] = ()  # "Washington Liam Janet": surname first, then given
+
     def names(self) -> tuple[tuple[str, str, str, str], ...]:
-        return ((self.given, self.surname, self.compact, self.record.name), *self.aliases)
+        return ((self.given, self.surname, self.compact, self.record.name), *self.aliases, *self.rotated)
 
 
 @dataclass(frozen=True)
@@ -207,29 +220,53 @@ def normalise(record: DuplicateRecord) -> Normalised:
         emails=frozenset(filter(None, map(_email, values["email"]))),
         phones=frozenset(filter(None, map(normalise_phone, values["phone"]))),
         handles=frozenset(h for h in (fold(v).strip().lstrip("@").casefold() for v in values["handle"]) if h),
+        ids=frozenset(filter(None, map(id_number, values["id"]))),
         dob=next(filter(None, map(parse_dob, values["dob"])), None),
         address=frozenset(t for v in values["address"] for t in address_tokens(v)),
         role=_text(values["role"]), team=_text(values["team"]),
         aliases=tuple((*_name_parts(alias), alias) for alias in record.aliases[:MAX_ALIASES]
                       if alias != record.name),
-        **_marks(record.name),
+        **_marks(record.name), rotated=_rotated(record.name),
     )
+
+
+def _rotated(name: str) -> tuple[tuple[str, str, str, str], ...]:
+    """A name of three or more words read surname first ("Washington Liam Janet" is Liam Janet
+    Washington): the first word the surname, the second the given name."""
+    if "," in name:
+        return ()
+    try:
+        parsed = parse_name(name)
+    except InvalidInput:
+        return ()
+    words = [t for t in parsed.tokens if not t.isdigit()]
+    if parsed.kind != "name" or len(words) < 3:
+        return ()
+    return ((words[1], words[0], parsed.compact, name),)
 
 
 def _marks(name: str) -> dict:
     try:
-        parsed = parse_name(name)
+        parsed = parse_name(_given_first(name))
     except InvalidInput:
         return {}
-    words = [t for t in parsed.tokens if not t.isdigit()]
-    return {"generation": parsed.generation, "middle": "".join(w[0] for w in words[1:-1])}
+    # The middle words as written ("Bolz-Tereick" is one surname of two tokens), without a generation mark.
+    words = [w for w in _given_first(name).replace(".", ". ").split() if fold(w).strip(".,").casefold()
+             not in GENERATIONS and w.strip(".,") != "the"]
+    middle = "".join(fold(w)[0].casefold() for w in words[1:-1] if w[0].isalpha())
+    return {"generation": parsed.generation, "middle": middle}
 
 
-def _name_parts(name: str) -> tuple[str, str, str]:
+def _given_first(name: str) -> str:
     if name.count(",") == 1 and "@" not in name:  # "Hetland, Magnus Lie": the surname first
         surname, given = name.split(",")
         if surname.strip() and given.strip():
-            name = f"{given.strip()} {surname.strip()}"
+            return f"{given.strip()} {surname.strip()}"
+    return name
+
+
+def _name_parts(name: str) -> tuple[str, str, str]:
+    name = _given_first(name)
     try:
         parsed = parse_name(name)
     except InvalidInput:
@@ -307,6 +344,7 @@ def blocking_keys_of(n: Normalised) -> set[str]:
             if all(codes):
                 keys.add("pp:" + "|".join(codes))
     keys |= {"e:" + e for e in n.emails} | {"ph:" + p for p in n.phones} | {"h:" + h for h in n.handles}
+    keys |= {"id:" + i for i in n.ids}
     if n.dob:
         keys.add("d:" + n.dob)
         # A typo in both names still meets on one name and the birth year (or on the address's numbers).
@@ -362,11 +400,26 @@ class NameFrequencies:
 
 
 def score_pair(a: Normalised, b: Normalised, frequencies: NameFrequencies | None = None) -> DuplicatePair:
-    comparisons = [*_compare_names(a, b, frequencies), *_compare_marks(a, b), *_compare_identifiers(a, b)]
+    names = _compare_names(a, b, frequencies)
+    comparisons = [*names, *_compare_identifiers(a, b)]
+    personal = any(c.attribute in PERSONAL and c.level == "exact" for c in comparisons)
+    if not personal:  # one email, id number or handle is one person, whatever the marks say
+        comparisons[len(names):len(names)] = _compare_marks(a, b, names)
+    born = any(c.attribute == "dob" and c.level == "exact" for c in comparisons)
+    # A surname that differs on one birth date is a slip more often than a relative; a given name never.
+    differs = [c for c in names if c.level == "disagree" and (c.attribute != "surname" or not born)]
+    if differs and not personal:
+        comparisons.append(_level("household", "disagree", f"{differs[0].attribute} differs and no email, id number "
+                                                           "or handle agrees: another person of one household"))
+    elif not personal and any(c.attribute in ("dob", "id") and c.level == "disagree" for c in comparisons):
+        comparisons.append(_level("identity", "disagree", "another birth date or id number, and no email, id number "
+                                                          "or handle agrees: another person"))
     for attr, left, right in (("role", a.role, b.role), ("team", a.team, b.team)):
         if left and right:
             comparisons.append(_level(attr, "exact" if left == right else "disagree", f"{left} / {right}"))
     total = sum(c.weight for c in comparisons)
+    if any(c.attribute in VETOES for c in comparisons):
+        total = min(total, VETO_CAP)  # another person whatever else agrees: never proposed
     return DuplicatePair(a.record, b.record, round(total, 3), tuple(comparisons))
 
 
@@ -376,7 +429,7 @@ def _level(attr: str, level: str, detail: str) -> Comparison:
 
 def _compare_names(a: Normalised, b: Normalised, freq: NameFrequencies | None = None) -> list[Comparison]:
     """The names compared, each page's aliases read as names too: the reading that agrees best."""
-    if not (a.aliases or b.aliases):
+    if not (a.aliases or b.aliases or a.rotated or b.rotated):
         return _compare_name_parts(a.names()[0], b.names()[0], freq)
     readings = [_compare_name_parts(x, y, freq) for x in a.names() for y in b.names()]
     return max(readings, key=lambda cs: sum(c.weight for c in cs))
@@ -401,17 +454,33 @@ def _compare_name_parts(a: tuple[str, str, str, str], b: tuple[str, str, str, st
     return max(straight, swapped_a, swapped_b, key=lambda cs: sum(c.weight for c in cs))
 
 
+def _first_letter_slip(x: str, y: str) -> bool:
+    """Another, dropped or added first letter in a name of 4+ letters: "Kims" / "Sims", "Ennett" / "Kenneth"
+    (the string measures here forgive slips late in a name, and miss these)."""
+    if min(len(x), len(y)) < 4 or x[0] == y[0]:
+        return False
+    near = jellyfish.damerau_levenshtein_distance
+    return near(x[1:], y[1:]) <= 1 or near(x[1:], y) <= 1 or near(x, y[1:]) <= 1
+
+
 def _given(x: str, y: str, freq: NameFrequencies | None = None) -> Comparison:
-    detail = f"{x} / {y}"
     if x == y:
         return _exact("given", x, freq)
+    return _level("given", _given_level(x, y), f"{x} / {y}")
+
+
+@lru_cache(maxsize=1 << 18)
+def _given_level(x: str, y: str) -> str:
+    """Two different given names: nickname, initial, typo or disagree (a pure function of the pair, cached:
+    a search compares a few thousand names in every reading of tens of thousands of pairs)."""
     if _nickname(x, y):
-        return _level("given", "nickname", detail)
+        return "nickname"
     if min(len(x), len(y)) == 1 and x[0] == y[0]:
-        return _level("given", "initial", detail)
-    if jellyfish.jaro_winkler_similarity(x, y) >= 0.88:
-        return _level("given", "typo", detail)
-    return _level("given", "disagree", detail)
+        return "initial"
+    if (jellyfish.jaro_winkler_similarity(x, y) >= 0.88 or _first_letter_slip(x, y)
+            or min(len(x), len(y)) >= 3 and jellyfish.damerau_levenshtein_distance(x, y) <= 1):  # "Gzry", "oJe"
+        return "typo"
+    return "disagree"
 
 
 def _exact(attr: str, value: str, freq: NameFrequencies | None) -> Comparison:
@@ -433,15 +502,27 @@ def _nickname(x: str, y: str) -> bool:
 def _surname(x: str, y: str, freq: NameFrequencies | None = None) -> Comparison:
     if x == y:
         return _exact("surname", x, freq)
-    similar = jellyfish.jaro_winkler_similarity(x, y) >= 0.9 and jellyfish.damerau_levenshtein_distance(x, y) <= 2
-    return _level("surname", "typo" if similar else "disagree", f"{x} / {y}")
+    return _level("surname", "typo" if _similar_surnames(x, y) else "disagree", f"{x} / {y}")
 
 
-def _compare_marks(a: Normalised, b: Normalised) -> list[Comparison]:
+@lru_cache(maxsize=1 << 18)
+def _similar_surnames(x: str, y: str) -> bool:
+    return (jellyfish.jaro_winkler_similarity(x, y) >= 0.9 and jellyfish.damerau_levenshtein_distance(x, y) <= 2
+            or _first_letter_slip(x, y))
+
+
+PERSONAL = ("email", "id", "handle")  # identifiers one person has, never a household
+VETOES = ("household", "identity", "generation", "middle")  # comparisons that say another person outright
+VETO_CAP = 0.0  # the most a vetoed pair weighs: even odds, far under PROPOSE_WEIGHT
+
+
+def _compare_marks(a: Normalised, b: Normalised, names: list[Comparison]) -> list[Comparison]:
+    """Another generation mark, or another middle initial where the names read straight agree."""
     out = []
     if a.generation != b.generation:
         out.append(_level("generation", "disagree", f"{a.generation or 'none'} / {b.generation or 'none'}"))
-    if a.middle and b.middle and a.middle[0] != b.middle[0]:
+    straight = all(c.agrees for c in names) and a.given[:1] == b.given[:1]
+    if straight and a.middle and b.middle and a.middle[0] != b.middle[0]:
         out.append(_level("middle", "disagree", f"{a.middle} / {b.middle}"))
     return out
 
@@ -449,7 +530,7 @@ def _compare_marks(a: Normalised, b: Normalised) -> list[Comparison]:
 def _compare_identifiers(a: Normalised, b: Normalised) -> list[Comparison]:
     out: list[Comparison] = []
     for attr, left, right in (("email", a.emails, b.emails), ("phone", a.phones, b.phones),
-                              ("handle", a.handles, b.handles)):
+                              ("handle", a.handles, b.handles), ("id", a.ids, b.ids)):
         if left and right:
             shared = sorted(left & right)
             out.append(_level(attr, "exact", shared[0]) if shared else
