@@ -20,6 +20,10 @@
 3. End to end (--vault N): N FEBRL-like records written as person pages (frontmatter name, dob,
    address, phone) into a temporary vault, indexed, then `kbg resolve duplicates` (the library
    call behind it) timed, and its questions scored like 1.
+4. The harder set (--hard N people, bench/hard_people.py; --hard-vault N end to end): clusters of up
+   to 8 records, first-letter slips, swapped names, households, twins, id numbers. Every set reports
+   pair completeness (the share of true pairs blocking ever compared) and compared_share (the share
+   of all pairs compared).
 
 Usage:
     .venv/bin/python bench/duplicates_eval.py                      # 5,000 records, ~1,500 duplicates
@@ -275,6 +279,7 @@ def evaluate(records: list[DuplicateRecord], truth: set[tuple[str, str]]) -> dic
             "f1": round(2 * precision * recall / (precision + recall), 4) if hits else 0.0,
             "comparisons": search.comparisons, "all_pairs": all_pairs,
             "reduction_ratio": round(1 - search.comparisons / all_pairs, 6),
+            "compared_share": round(search.comparisons / all_pairs, 6),
             "pair_completeness": round(len(blocked_ids & truth) / len(truth), 4) if truth else 1.0,
             "blocks": search.blocks, "skipped_blocks": search.skipped_blocks,
             "seconds": round(search.seconds, 2),
@@ -330,6 +335,7 @@ def run_vault(count: int, seed: int, hard: bool = False) -> dict:
     recall = hits / len(truth) if truth else 1.0
     return {"pages": len(records), "entities_compared": result["pages"], "index_seconds": round(indexed, 1),
             "duplicates_seconds": round(asked_s, 2), "comparisons": result["comparisons"],
+            "compared_share": round(result["comparisons"] / max(1, result["all_pairs"]), 6),
             "questions": len(result["asked"]), "page_pairs_asked": len(asked),
             "precision": round(precision, 4), "recall": round(recall, 4),
             "f1": round(2 * precision * recall / (precision + recall), 4) if hits else 0.0,

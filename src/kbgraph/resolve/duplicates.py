@@ -11,11 +11,17 @@ Three steps, each a plain function:
    only and compared on their last PHONE_DIGITS digits (so "+44 20 7946 0958" and "020 7946 0958"
    agree), dates of birth parsed to ISO (day first when ambiguous), addresses tokenised with common
    abbreviations expanded ("St" -> street), handles without '@', role and team case-folded.
-2. **Block** (`blocking_keys_of`): a pair is compared only when the two records share a key: the
-   name keys of resolve.keys.blocking_keys that identify a whole name (compact, sorted tokens,
-   user-name shapes such as "jsmith"), a phonetic key of given + surname, and each identifier
-   (email, phone, handle, date of birth). A block larger than MAX_BLOCK (a key thousands share) is
-   skipped and counted, so the work grows with the number of records, never with its square.
+2. **Block** (`candidate_pairs`): a pair is compared only when the two records share a key
+   (`blocking_keys_of`: the name keys of resolve.keys.blocking_keys that identify a whole name,
+   compact, sorted tokens, user-name shapes such as "jsmith" where one side is one word or an
+   initial; a phonetic key of given + surname in either order; each name part with each of its
+   letters deleted beside the other part's first two letters, so one slip anywhere, the first letter too,
+   still meets; each identifier: email, phone, handle, id number, date of birth; a part's
+   phonetic key with the birth year; the address's numbers), or when they sit within NEIGHBOURS of
+   each other in one of three name orders (sorted neighbourhood: the name, surname first, the name
+   read backwards). A block larger than MAX_BLOCK (a key thousands share) is not skipped: it is split
+   by a finer key (the birth year) and its members compared with their sorted neighbours, so the work
+   grows with the number of records, never with its square (counted in skipped_blocks).
 3. **Score** (`score_pair`): a Fellegi–Sunter model. Each attribute comparison lands on a level
    (exact, close, disagree; missing counts 0) whose weight is log2(m / u): m, the chance of that
    level when the two records are one entity, u, when they are two (LEVELS). The weights add up;
@@ -329,10 +335,13 @@ def address_tokens(value: str) -> list[str]:
 # --- 2. block ---------------------------------------------------------------------
 
 _NAME_KEY_PREFIXES = ("n:", "s:", "u:")
+NEIGHBOURS = 1  # sorted neighbourhood: each record is compared with the next NEIGHBOURS in each name order
 
 
 def blocking_keys_of(n: Normalised) -> set[str]:
-    """The keys a record is blocked under: whole-name keys, a phonetic name key and its identifiers."""
+    """The keys a record is blocked under, coarse to fine within a family: whole-name keys, a phonetic
+    key of both name parts (either order), each part one deletion away beside the other's first letters
+    ("Kims" / "Sims", "Sencer" / "Spencer"), each identifier, the birth date and the address's numbers."""
     keys: set[str] = set()
     for given, surname, _, written in n.names():
         try:
@@ -340,9 +349,14 @@ def blocking_keys_of(n: Normalised) -> set[str]:
         except InvalidInput:
             pass
         if given and surname:
-            codes = sorted((phonetic_codes(given)[0], phonetic_codes(surname)[0]))
-            if all(codes):
-                keys.add("pp:" + "|".join(codes))
+            g, s = phonetic_codes(given)[0], phonetic_codes(surname)[0]
+            if g and s:
+                keys.add("pp:" + "|".join(sorted((g, s))))
+        # One slip in a part (its first letter too) is one deletion away on both sides: each part with
+        # each of its letters deleted, beside the other part's first two letters (either order: "Smith John").
+        for part, other in ((surname, given), (given, surname)):
+            if len(part) >= 3 and other:
+                keys |= {f"dl:{other[:2]}|{v}" for v in _deletions(part)}
     keys |= {"e:" + e for e in n.emails} | {"ph:" + p for p in n.phones} | {"h:" + h for h in n.handles}
     keys |= {"id:" + i for i in n.ids}
     if n.dob:
@@ -356,22 +370,104 @@ def blocking_keys_of(n: Normalised) -> set[str]:
     return {f"{n.record.type}/{k}" for k in keys}  # pages of two types are never one entity
 
 
+@lru_cache(maxsize=1 << 16)
+def _deletions(word: str) -> frozenset[str]:
+    """The word and the word with each one letter deleted (symmetric deletion: two words one edit apart
+    share one of these)."""
+    return frozenset({word, *(word[:i] + word[i + 1:] for i in range(len(word)))})
+
+
+# What splits a block too large to compare whole, coarse to fine: the birth year, then its month, then
+# the date (a record without one: its given name's initial, then its compact name).
+_FINER = (lambda n: n.dob[:4] if n.dob else n.given[:1] or n.compact[:1],
+          lambda n: n.dob[:7] if n.dob else n.given[:1] or n.compact[:1],
+          lambda n: n.dob or n.compact)
+
+
+def _split(members: list[int], normalised: list[Normalised], max_block: int, pairs: set[tuple[int, int]]) -> None:
+    """A capped block's pairs: each part of the first finer key that brings it under max_block, whole;
+    what no key brings under it only with its sorted neighbours."""
+    left = [members]
+    for finer in _FINER:
+        larger = []
+        for block in left:
+            parts: dict[str, list[int]] = defaultdict(list)
+            for i in block:
+                parts[finer(normalised[i])].append(i)
+            for part in parts.values():
+                (_all_pairs(part, pairs) if len(part) <= max_block else larger.append(part))
+        left = larger
+        if not left:
+            break
+    _neighbours(sorted(members, key=lambda i: (normalised[i].compact, normalised[i].dob or "")), pairs)
+
+
 def candidate_pairs(normalised: list[Normalised], max_block: int = MAX_BLOCK) -> tuple[set[tuple[int, int]], int, int]:
-    """Index pairs that share a blocking key, the number of blocks, and how many were too large."""
+    """Index pairs that share a blocking key or sit side by side in a name order; the number of blocks,
+    and how many were larger than max_block. Such a block is not skipped: it is split by finer keys
+    (_split: birth year, month, date), and its members, sorted by name, are also compared with their
+    NEIGHBOURS next ones,
+    so the work grows with the number of records, never with its square."""
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, n in enumerate(normalised):
         for key in blocking_keys_of(n):
             blocks[key].append(i)
     pairs: set[tuple[int, int]] = set()
-    skipped = 0
-    for members in blocks.values():
-        if len(members) > max_block:
-            skipped += 1
+    capped = 0
+    for key, members in blocks.items():
+        if "/u:" in key:  # a user-name shape ("jsmith") meets a one-word name or an initial, not every John Smith
+            words = [i for i in members if len(normalised[i].given) <= 1]  # one word, or an initial
+            if not words:
+                continue
+            if len(words) == len(members) or len(members) <= max_block:
+                _with_some(members, words, pairs)
+                continue
+        if len(members) <= max_block:
+            _all_pairs(members, pairs)
             continue
-        for a in range(len(members)):
-            for b in range(a + 1, len(members)):
-                pairs.add((members[a], members[b]))
-    return pairs, len(blocks), skipped
+        capped += 1
+        _split(members, normalised, max_block, pairs)
+    for order in (_by_name, _by_surname, _by_reversed):
+        by_type: dict[str, list[int]] = defaultdict(list)
+        for i in sorted(range(len(normalised)), key=lambda i: order(normalised[i])):
+            by_type[normalised[i].record.type].append(i)
+        for members in by_type.values():
+            _neighbours(members, pairs)
+    return pairs, len(blocks), capped
+
+
+def _with_some(members: list[int], some: list[int], pairs: set[tuple[int, int]]) -> None:
+    for x in some:
+        for y in members:
+            if x != y:
+                pairs.add((min(x, y), max(x, y)))
+
+
+def _all_pairs(members: list[int], pairs: set[tuple[int, int]]) -> None:
+    for a in range(len(members)):
+        for b in range(a + 1, len(members)):
+            pairs.add((min(members[a], members[b]), max(members[a], members[b])))
+
+
+def _neighbours(ordered: list[int], pairs: set[tuple[int, int]], window: int | None = None) -> None:
+    window = NEIGHBOURS if window is None else window
+    for a in range(len(ordered)):
+        for b in range(a + 1, min(a + 1 + window, len(ordered))):
+            x, y = ordered[a], ordered[b]
+            if x != y:
+                pairs.add((min(x, y), max(x, y)))
+
+
+def _by_name(n: Normalised) -> str:
+    return n.compact
+
+
+def _by_surname(n: Normalised) -> tuple[str, str]:
+    return n.surname or n.compact, n.given
+
+
+def _by_reversed(n: Normalised) -> str:  # a slip in the first letters still sorts by the rest
+    return n.compact[::-1]
 
 
 # --- 3. score ---------------------------------------------------------------------
