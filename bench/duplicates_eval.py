@@ -290,7 +290,8 @@ def evaluate(records: list[DuplicateRecord], truth: set[tuple[str, str]]) -> dic
 def run_vault(count: int, seed: int, hard: bool = False) -> dict:
     """Write count records (hard: the harder set of count people) as person pages, index them and ask
     `resolve duplicates`; score the linkage every question answered yes would make: pages one entity
-    after assembly (one name, identifiers that agree) plus every pair of pages of two entities asked about."""
+    after assembly (one name, identifiers that agree), joined by every question (transitively: A = B and
+    B = C make one entity of the three)."""
     import tempfile
 
     import yaml
@@ -327,9 +328,23 @@ def run_vault(count: int, seed: int, hard: bool = False) -> dict:
         pages_of[entity_id].append(path.removeprefix("people/").removesuffix(".md"))
     entity_of = {path.removeprefix("people/").removesuffix(".md"): e for path, e in owner.items()}
     assembled = {tuple(sorted(p)) for ids in pages_of.values() for p in combinations(ids, 2)}
-    asked = {tuple(sorted((x, y))) for q in result["asked"]
-             for x in pages_of[entity_of[_rid(q["page"])]] for y in pages_of[entity_of[_rid(q["same_as_page"])]]}
-    linked = asked | assembled
+    # Every question answered yes joins its two entities, and what those join is one entity too.
+    parent = {e: e for e in pages_of}
+
+    def root(e: int) -> int:
+        while parent[e] != e:
+            parent[e] = parent[parent[e]]
+            e = parent[e]
+        return e
+
+    for q in result["asked"]:
+        a, b = root(entity_of[_rid(q["page"])]), root(entity_of[_rid(q["same_as_page"])])
+        parent[max(a, b)] = min(a, b)
+    joined: dict[int, list[str]] = defaultdict(list)
+    for entity_id, ids in pages_of.items():
+        joined[root(entity_id)].extend(ids)
+    linked = {tuple(sorted(p)) for ids in joined.values() for p in combinations(ids, 2)}
+    asked = linked - assembled
     hits = len(linked & truth)
     precision = hits / len(linked) if linked else 1.0
     recall = hits / len(truth) if truth else 1.0

@@ -23,6 +23,7 @@ from typing import Callable
 from ..access import LOCAL, Access
 from ..errors import InvalidInput
 from .duplicate_questions import DUPLICATE_KIND
+from .duplicate_clusters import DuplicateCluster, duplicate_clusters
 from .duplicates import (
     MODEL_VERSION, PROPOSE_WEIGHT, DuplicatePair, DuplicateRecord, find_duplicates, normalise, score_pair,
 )
@@ -50,15 +51,21 @@ def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None =
     by_id = {r.id: r for r in records}
 
     def answered(a: str, b: str) -> bool:
-        return any(_pair_key(by_id[x], by_id[y]) in decided for x, y in ((a, b), (b, a)))
+        return any(decided.get(_pair_key(by_id[x], by_id[y])) in ("rejected", "confirmed") for x, y in ((a, b), (b, a)))
 
+    def asked_before(a: DuplicateRecord, b: DuplicateRecord) -> bool:
+        return any(_pair_key(x, y) in decided for x, y in ((a, b), (b, a)))
+
+    # Pairs asked already are still scored: the clusters they make must come out the same every run.
     search = find_duplicates(records, skip=answered, progress=progress)
     asked, now = [], now or now_iso()
     with store.transaction():
-        for pair in search.pairs:
-            surface, candidate = _oriented(pair)
-            row = _question_row(pair, surface, candidate, now)
-            asked.append({"id": store.add_decision(row), **_summary(pair, surface, candidate)})
+        for cluster in duplicate_clusters(search.pairs, _fullness):
+            for pair, surface, candidate in _questions_of(cluster):
+                if asked_before(surface, candidate):
+                    continue
+                row = _question_row(pair, surface, candidate, now, cluster)
+                asked.append({"id": store.add_decision(row), **_summary(pair, surface, candidate, cluster)})
     return {"asked": asked, "namesake_pages": namesake_pages(store, access), "pages": search.records,
             "comparisons": search.comparisons,
             "all_pairs": search.records * (search.records - 1) // 2, "skipped_blocks": search.skipped_blocks,
@@ -96,30 +103,55 @@ def _pair_key(surface: DuplicateRecord, candidate: DuplicateRecord) -> tuple[str
     return surface_key(surface.name), candidate.id
 
 
+def _fullness(r: DuplicateRecord) -> tuple:
+    """The page with fewer attributes and aliases, then the shorter name, points to the fuller one."""
+    return len(r.attributes) + len(r.aliases), len(r.name), r.id
+
+
 def _oriented(pair: DuplicatePair) -> tuple[DuplicateRecord, DuplicateRecord]:
     """(page to link, entity it is the same as): the page with fewer attributes and aliases, then the
     shorter name, points to the fuller one ("Jon Smith" is "Jonathan Smith")."""
-    def fullness(r: DuplicateRecord) -> tuple:
-        return len(r.attributes) + len(r.aliases), len(r.name), r.id
-
-    surface, candidate = sorted((pair.left, pair.right), key=fullness)
+    surface, candidate = sorted((pair.left, pair.right), key=_fullness)
     return surface, candidate
 
 
-def _question_row(pair: DuplicatePair, surface: DuplicateRecord, candidate: DuplicateRecord, now: str) -> dict:
+def _questions_of(cluster: DuplicateCluster) -> list[tuple[DuplicatePair, DuplicateRecord, DuplicateRecord]]:
+    """(pair, page to link, entity it is the same as): one pair as before; a cluster of three or more
+    pages, every other page against the fullest (cluster.canonical), one question in all: confirming
+    any of them confirms the cluster, so no answer can leave A = B, B = C and A != C."""
+    if len(cluster.members) == 2:
+        return [(cluster.pairs[0], *_oriented(cluster.pairs[0]))]
+    return [(cluster.pair_with(m), m, cluster.canonical) for m in cluster.members if m.id != cluster.canonical.id]
+
+
+def _question_row(pair: DuplicatePair, surface: DuplicateRecord, candidate: DuplicateRecord, now: str,
+                  cluster: DuplicateCluster | None = None) -> dict:
     features = {"kind": DUPLICATE_KIND, "model": MODEL_VERSION, "weight": pair.weight,
-                "surface_path": surface.path, "candidate_path": candidate.path, "explain": pair.explain(),
+                "surface_path": surface.path, "candidate_path": candidate.path, "explain": _explain(pair, cluster),
                 "comparisons": [{"attribute": c.attribute, "level": c.level, "weight": c.weight, "detail": c.detail}
                                 for c in pair.comparisons]}
+    if cluster is not None and len(cluster.members) > 2:
+        features["cluster"] = cluster.paths()
     return {"surface": surface.name, "surface_key": _pair_key(surface, candidate)[0], "surface_type": surface.type,
             "candidate_key": candidate.id, "candidate_name": candidate.name, "score": round(pair.probability, 6),
             "features": features, "outcome": "asked", "decided_by": "kbgraph", "doc_path": surface.path,
             "created_at": now}
 
 
-def _summary(pair: DuplicatePair, surface: DuplicateRecord, candidate: DuplicateRecord) -> dict:
-    return {"page": surface.path, "name": surface.name, "same_as": candidate.name, "same_as_page": candidate.path,
-            "weight": pair.weight, "probability": round(pair.probability, 6), "explain": pair.explain()}
+def _explain(pair: DuplicatePair, cluster: DuplicateCluster | None) -> str:
+    if cluster is None or len(cluster.members) <= 2:
+        return pair.explain()
+    return (f"one of {len(cluster.members)} pages that are likely one {cluster.canonical.type} "
+            f"({', '.join(p or '?' for p in cluster.paths())}); confirming one confirms them all | {pair.explain()}")
+
+
+def _summary(pair: DuplicatePair, surface: DuplicateRecord, candidate: DuplicateRecord,
+             cluster: DuplicateCluster | None = None) -> dict:
+    out = {"page": surface.path, "name": surface.name, "same_as": candidate.name, "same_as_page": candidate.path,
+           "weight": pair.weight, "probability": round(pair.probability, 6), "explain": _explain(pair, cluster)}
+    if cluster is not None and len(cluster.members) > 2:
+        out["cluster"] = cluster.paths()
+    return out
 
 
 def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
@@ -143,12 +175,31 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
     name = question["candidate_name"]
     plain = any(c in name for c in "#|[],")  # a wikilink would cut "C# Team" at '#': a list item keeps it
     target = name if plain else f"[[{name}]]"
+    together = [(decision_id, question), *_cluster_siblings(ws, decision_id, question)]
+    paths = [q["doc_path"] for _, q in together]
     with write_lock(ws.root):
-        edit_page(ws.root, path, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target, plain))
+        for page in paths:
+            edit_page(ws.root, page, lambda text, offset: add_list_value(text, offset, SAME_AS_KEY, target, plain))
         with ws.store.transaction():
-            if question["outcome"] != "confirmed":
-                ws.store.decide(decision_id, "confirmed", "user", answered_at(question))
+            for qid, q in together:
+                if q["outcome"] != "confirmed":
+                    ws.store.decide(qid, "confirmed", "user", answered_at(q))
             ws.store.set_meta("entities_dirty", "1")
-    index_vault(Path(ws.root), store=ws.store, only={path}, lock_wait=30)
+    index_vault(Path(ws.root), store=ws.store, only=set(paths), lock_wait=30)
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
-            "entity": question["candidate_name"], "aliases": [question["surface"]], "documents": [path]}
+            "entity": question["candidate_name"], "aliases": [q["surface"] for _, q in together], "documents": paths,
+            **({"cluster": question["features"]["cluster"]} if len(together) > 1 else {})}
+
+
+def _cluster_siblings(ws: Workspace, decision_id: int, question: dict) -> list[tuple[int, dict]]:
+    """The other open questions of the question's cluster (its pages against one canonical page, asked as
+    one): answered with it. A page no longer in the index is left out (its question stays open)."""
+    cluster = question["features"].get("cluster")
+    if not cluster:
+        return []
+    from .duplicate_questions import is_duplicate_question
+
+    return [(q["id"], q) for q in ws.store.decisions(ws.access, "asked")
+            if q["id"] != decision_id and is_duplicate_question(q) and q["features"].get("cluster") == cluster
+            and q["candidate_key"] == question["candidate_key"] and q["doc_path"]
+            and ws.store.get_document(ws.access, path=q["doc_path"]) is not None]
