@@ -142,3 +142,18 @@ def test_the_name_alone_in_a_note_is_asked_about_both_and_an_answer_holds_for_th
     found = kbg(vault, "person", "find", "John Smith", code=1)  # still two people of that name
     assert sorted(c["page_path"] for c in found["candidates"]) == ["people/john-smith-2.md",
                                                                            "people/john-smith.md"]
+
+
+def test_a_duplicate_confirmed_as_one_of_two_namesakes_links_to_that_one(tmp_path):
+    vault = _vault(tmp_path)
+    (vault / "people/john-smith-2.md").write_text(_page("John Smith", dob="1975-07-12"))
+    (vault / "people/jon-smith.md").write_text(_page("Jon Smith", dob="1980-01-02", email="john@acme.io"))
+    index_vault(vault, embed="later")
+    asked = kbg(vault, "resolve", "duplicates")["asked"]
+    question = next(q for q in asked if q["page"] == "people/jon-smith.md")
+    assert question["same_as_page"] == "people/john-smith.md"
+    kbg(vault, "resolve", "confirm", str(question["id"]))
+    assert "same_as" in (vault / "people/jon-smith.md").read_text()
+    for _ in range(2):  # and after a full index, from the file alone
+        assert kbg(vault, "person", "find", "Jon Smith")["entity"]["page_path"] == "people/john-smith.md"
+        kbg(vault, "index", "--full")

@@ -181,16 +181,21 @@ def _page_merges(pages: list[EntityClaim], specs: dict[str, _Builder], by_name: 
     """The merges pages state with `same_as:` (`kbg resolve duplicates` writes it when a duplicate is
     confirmed): replayed before the recorded ones, so the link lives in the user's file and survives
     `index --full` and export without the database. A target no page of the same type names, or one
-    that names this entity itself, is ignored; a cycle is broken where the replay meets it."""
+    that names this entity itself, is ignored; a cycle is broken where the replay meets it. A target may
+    be a page's vault path without .md ("[[people/john-smith]]"): how a name namesakes share is written."""
     from ..pages.frontmatter_lines import listed_names
 
+    by_path: dict[str, list[str]] = {}  # "[[people/john-smith]]": a page by its path, for a name namesakes share
+    for claim in pages:
+        by_path.setdefault(page_link_keys(claim.doc_path)[1], []).append(keys_of[claim.doc_id])
     merges = []
     for claim in pages:
         from_key = keys_of[claim.doc_id]
         for target in listed_names(claim.attributes.get(SAME_AS_KEY)):
             keys = [k for k in by_name.get(name_key(target), []) if specs[k].type == claim.type and k != from_key]
             named = [k for k in keys if name_key(specs[k].name) == name_key(target)]  # a name before an alias
-            keys = named or keys
+            keys = named or keys or [k for k in by_path.get(name_key(target.removesuffix(".md")), [])
+                                     if specs[k].type == claim.type and k != from_key]
             if len(keys) == 1 and from_key in specs:
                 into = specs[keys[0]]
                 merges.append(Merge(from_key, claim.type, claim.name, into.key, into.type, into.name))

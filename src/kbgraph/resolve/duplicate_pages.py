@@ -53,8 +53,10 @@ def find_duplicate_pages(store: Store, access: Access = LOCAL, now: str | None =
     def answered(a: str, b: str) -> bool:
         return any(decided.get(_pair_key(by_id[x], by_id[y])) in ("rejected", "confirmed") for x, y in ((a, b), (b, a)))
 
-    def asked_before(a: DuplicateRecord, b: DuplicateRecord) -> bool:
-        return any(_pair_key(x, y) in decided for x, y in ((a, b), (b, a)))
+    def asked_before(surface: DuplicateRecord, candidate: DuplicateRecord) -> bool:
+        # As it would be asked: the other way round, the key may be a name question's ("John Smith" in a
+        # note, asked about every John Smith and Jon Smith), not this page's.
+        return _pair_key(surface, candidate) in decided
 
     # Pairs asked already are still scored: the clusters they make must come out the same every run.
     search = find_duplicates(records, skip=answered, progress=progress)
@@ -90,6 +92,8 @@ def namesake_pages(store: Store, access: Access = LOCAL) -> list[dict]:
             by_key[(owner[claim.doc_id][0], claim.type, name_key(claim.name))].append(claim)
     found = []
     for claims in by_key.values():
+        if len(claims) < 2:
+            continue  # one page: nothing to compare (most entities; normalising them all cost ~1 s at 10k)
         pages = [normalise(DuplicateRecord(c.doc_path, c.type, c.name, c.aliases, c.attributes, c.doc_path))
                  for c in claims[:MAX_PAGES_PER_NAME]]
         for a, b in combinations(pages, 2):
@@ -172,7 +176,7 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
         raise InvalidInput(f"question {decision_id}: {question['candidate_name']} is no longer an entity (its page "
                            "was removed or renamed); nothing was changed", param="decision_id",
                            hint="reject it, or look for duplicate pages again")
-    name = question["candidate_name"]
+    name = _same_as_target(ws, question)
     plain = any(c in name for c in "#|[],")  # a wikilink would cut "C# Team" at '#': a list item keeps it
     target = name if plain else f"[[{name}]]"
     together = [(decision_id, question), *_cluster_siblings(ws, decision_id, question)]
@@ -189,6 +193,18 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
             "entity": question["candidate_name"], "aliases": [q["surface"] for _, q in together], "documents": paths,
             **({"cluster": question["features"]["cluster"]} if len(together) > 1 else {})}
+
+
+def _same_as_target(ws: Workspace, question: dict) -> str:
+    """The candidate's name; its page's path without .md where namesakes' pages share the name (their
+    identifiers disagree, entities/namesakes.py), so the link names that one."""
+    name = question["candidate_name"]
+    path = question["features"].get("candidate_path")
+    named = [e for e in ws.store.entities_by_name_key(ws.access, name_key(name))
+             if e.page_path and e.type == question["surface_type"] and name_key(e.name) == name_key(name)]
+    if len(named) > 1 and path:
+        return path.removesuffix(".md")
+    return name
 
 
 def _cluster_siblings(ws: Workspace, decision_id: int, question: dict) -> list[tuple[int, dict]]:
