@@ -99,7 +99,9 @@ def _findable(ws: Workspace, surface: str, candidate_key: str) -> dict:
         others = [] if lookup == "unique" else [found.name]
     except Ambiguous as exc:
         lookup = "ambiguous"
-        others = [_shown(c) for c in exc.candidates if c["id"] is None or c["id"] != candidate_id]
+        listed = [c for c in exc.candidates if c["id"] is None or c["id"] != candidate_id]
+        names = [c["name"] for c in exc.candidates]
+        others = [_shown(c) if names.count(c["name"]) > 1 else c["name"] for c in listed]
     except NotFound:
         lookup = "not found"
     entity = next((e for e in ws.store.entities_by_name_key(ws.access, name_key(surface))
@@ -120,7 +122,7 @@ def _namesakes_name(store: Store, question: dict) -> bool:
 
 
 def _shown(candidate: dict) -> str:
-    """A candidate's name, with its page where another candidate could carry the same name."""
+    """A candidate's name with its page: for namesakes, whose names alone say nothing."""
     page = candidate.get("page_path")
     return f"{candidate['name']} ({page})" if page else candidate["name"]
 
