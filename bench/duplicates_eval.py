@@ -20,6 +20,10 @@
 3. End to end (--vault N): N FEBRL-like records written as person pages (frontmatter name, dob,
    address, phone) into a temporary vault, indexed, then `kbg resolve duplicates` (the library
    call behind it) timed, and its questions scored like 1.
+4. The harder set (--hard N people, bench/hard_people.py; --hard-vault N end to end): clusters of up
+   to 8 records, first-letter slips, swapped names, households, twins, id numbers. Every set reports
+   pair completeness (the share of true pairs blocking ever compared) and compared_share (the share
+   of all pairs compared).
 
 Usage:
     .venv/bin/python bench/duplicates_eval.py                      # 5,000 records, ~1,500 duplicates
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -40,7 +45,8 @@ from itertools import combinations
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, os.environ.get("KBG_BENCH_SRC") or str(REPO / "src"))  # another checkout's src: a baseline
+sys.path.insert(0, str(REPO / "bench"))
 
 from kbgraph.resolve.duplicates import DuplicateRecord, find_duplicates  # noqa: E402
 
@@ -273,6 +279,7 @@ def evaluate(records: list[DuplicateRecord], truth: set[tuple[str, str]]) -> dic
             "f1": round(2 * precision * recall / (precision + recall), 4) if hits else 0.0,
             "comparisons": search.comparisons, "all_pairs": all_pairs,
             "reduction_ratio": round(1 - search.comparisons / all_pairs, 6),
+            "compared_share": round(search.comparisons / all_pairs, 6),
             "pair_completeness": round(len(blocked_ids & truth) / len(truth), 4) if truth else 1.0,
             "blocks": search.blocks, "skipped_blocks": search.skipped_blocks,
             "seconds": round(search.seconds, 2),
@@ -280,8 +287,11 @@ def evaluate(records: list[DuplicateRecord], truth: set[tuple[str, str]]) -> dic
             "wrong_examples": [list(p) for p in sorted(proposed - truth)[:5]]}
 
 
-def run_vault(count: int, seed: int) -> dict:
-    """Write count records as person pages, index them and ask `resolve duplicates`; score its questions."""
+def run_vault(count: int, seed: int, hard: bool = False) -> dict:
+    """Write count records (hard: the harder set of count people) as person pages, index them and ask
+    `resolve duplicates`; score the linkage every question answered yes would make: pages one entity
+    after assembly (one name, identifiers that agree), joined by every question (transitively: A = B and
+    B = C make one entity of the three)."""
     import tempfile
 
     import yaml
@@ -290,7 +300,12 @@ def run_vault(count: int, seed: int) -> dict:
     from kbgraph.resolve.duplicate_pages import find_duplicate_pages
     from kbgraph.workspace import Workspace
 
-    records, truth = febrl_like(count, count * 3 // 10, seed)
+    if hard:
+        from hard_people import hard_set
+
+        records, truth, _ = hard_set(count, seed)
+    else:
+        records, truth = febrl_like(count, count * 3 // 10, seed)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         (root / "people").mkdir(parents=True)
@@ -306,25 +321,53 @@ def run_vault(count: int, seed: int) -> dict:
             result = find_duplicate_pages(ws.store, ws.access)
             asked_s = time.perf_counter() - started
             again = find_duplicate_pages(ws.store, ws.access)
-    # Pages with one name are one entity before any question (entity assembly), so a question about two
-    # entities is about every pair of their pages: scored so, and recall counts pairs already one entity.
-    by_path = {f"people/{r.id}.md": r for r in records}
-    groups: dict[str, list[str]] = defaultdict(list)
-    for r in records:
-        groups[r.name].append(r.id)
-    same_name = {tuple(sorted(p)) for ids in groups.values() for p in combinations(ids, 2)}
-    asked = {tuple(sorted((x, y))) for q in result["asked"] for x in groups[by_path[q["page"]].name]
-             for y in groups[by_path[q["same_as_page"]].name]}
-    hits = len(asked & truth)
-    joined = len((asked | same_name) & truth)
+            docs = {d: p for p, d in _doc_ids(ws.store).items()}
+            owner = {docs[doc_id]: o[0] for doc_id, o in ws.store.page_entity_ids().items() if doc_id in docs}
+    pages_of: dict[int, list[str]] = defaultdict(list)
+    for path, entity_id in owner.items():
+        pages_of[entity_id].append(path.removeprefix("people/").removesuffix(".md"))
+    entity_of = {path.removeprefix("people/").removesuffix(".md"): e for path, e in owner.items()}
+    assembled = {tuple(sorted(p)) for ids in pages_of.values() for p in combinations(ids, 2)}
+    # Every question answered yes joins its two entities, and what those join is one entity too.
+    parent = {e: e for e in pages_of}
+
+    def root(e: int) -> int:
+        while parent[e] != e:
+            parent[e] = parent[parent[e]]
+            e = parent[e]
+        return e
+
+    for q in result["asked"]:
+        a, b = root(entity_of[_rid(q["page"])]), root(entity_of[_rid(q["same_as_page"])])
+        parent[max(a, b)] = min(a, b)
+    joined: dict[int, list[str]] = defaultdict(list)
+    for entity_id, ids in pages_of.items():
+        joined[root(entity_id)].extend(ids)
+    linked = {tuple(sorted(p)) for ids in joined.values() for p in combinations(ids, 2)}
+    asked = linked - assembled
+    hits = len(linked & truth)
+    precision = hits / len(linked) if linked else 1.0
+    recall = hits / len(truth) if truth else 1.0
     return {"pages": len(records), "entities_compared": result["pages"], "index_seconds": round(indexed, 1),
             "duplicates_seconds": round(asked_s, 2), "comparisons": result["comparisons"],
+            "compared_share": round(result["comparisons"] / max(1, result["all_pairs"]), 6),
             "questions": len(result["asked"]), "page_pairs_asked": len(asked),
-            "precision": round(hits / len(asked), 4) if asked else 1.0,
-            "recall": round(joined / len(truth), 4) if truth else 1.0,
-            "same_name_pairs_merged_by_assembly": len(same_name),
-            "of_which_distinct_people": len(same_name - truth),
+            "precision": round(precision, 4), "recall": round(recall, 4),
+            "f1": round(2 * precision * recall / (precision + recall), 4) if hits else 0.0,
+            "same_entity_pairs_by_assembly": len(assembled),
+            "of_which_distinct_people": len(assembled - truth),
             "second_run_questions": len(again["asked"])}
+
+
+def _rid(path: str) -> str:
+    return path.removeprefix("people/").removesuffix(".md")
+
+
+def _doc_ids(store) -> dict[str, int]:
+    from kbgraph.access import LOCAL
+    from kbgraph.store.base import DocFilter
+
+    return {row["path"]: row["id"] for row in store.list_documents(LOCAL, DocFilter())}
 
 
 def main() -> int:
@@ -334,6 +377,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--names", type=Path, default=REPO.parent / "shared" / "data" / "names" / "pep-people.txt")
     ap.add_argument("--vault", type=int, default=0, help="also run end to end on this many person pages")
+    ap.add_argument("--hard", type=int, default=4000, help="people of the harder set (bench/hard_people.py; 0 skips)")
+    ap.add_argument("--hard-vault", type=int, default=0, help="end to end on the harder set of this many people")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -345,8 +390,15 @@ def main() -> int:
     else:
         rec2, truth2, namesakes = real
         out["real_names"] = {**evaluate(rec2, truth2), "namesakes": namesakes}
+    if args.hard:
+        from hard_people import hard_set
+
+        rec3, truth3, made = hard_set(args.hard, args.seed)
+        out["hard"] = {**made, **evaluate(rec3, truth3)}
     if args.vault:
         out["vault"] = run_vault(args.vault, args.seed)
+    if args.hard_vault:
+        out["hard_vault"] = run_vault(args.hard_vault, args.seed, hard=True)
     out["wall_seconds"] = round(time.perf_counter() - started, 2)
     if args.json:
         print(json.dumps(out, indent=2))

@@ -250,3 +250,65 @@ def _unrelated(rng, known: list[str], firsts, lasts, count: int) -> list[Case]:
             continue
         out.append(Case(f"{first} {last}", "unrelated", None))
     return out
+
+
+# --- marks of another person: ordinals, generational suffixes, middle initials (issue 29) -------------
+
+# Public figures of one family name told apart only by a mark (written from public knowledge).
+FAMILIES = [
+    ["Henry Ford", "Henry Ford II"], ["Martin Luther King Sr.", "Martin Luther King Jr."],
+    ["Cal Ripken Sr.", "Cal Ripken Jr."], ["Ken Griffey Sr.", "Ken Griffey Jr."],
+    ["Pliny the Elder", "Pliny the Younger"], ["Robert Downey Sr.", "Robert Downey Jr."],
+    ["Hank Williams", "Hank Williams Jr.", "Hank Williams III"], ["Davis Love Jr.", "Davis Love III"],
+    ["John D. Rockefeller", "John D. Rockefeller Jr.", "John D. Rockefeller III", "John D. Rockefeller IV"],
+    ["Harry Connick Sr.", "Harry Connick Jr."], ["Adlai Stevenson II", "Adlai Stevenson III"],
+    ["Henry Cabot Lodge", "Henry Cabot Lodge Jr."], ["Joseph P. Kennedy", "Joseph P. Kennedy II", "Joseph P. Kennedy III"],
+    ["Elizabeth I", "Elizabeth II"], ["George H. W. Bush", "George W. Bush"], ["John Paul I", "John Paul II"],
+    ["Frank Sinatra", "Frank Sinatra Jr."], ["Lon Chaney", "Lon Chaney Jr."], ["Oliver Wendell Holmes Sr.", "Oliver Wendell Holmes Jr."],
+]
+_MARKS = ["II", "III", "IV", "Jr.", "Sr."]
+
+
+def marks_set(seed: int = 5) -> tuple[list[Known], list[Case]]:
+    """Known people whose names carry a mark, and mentions that differ from one only by it.
+
+    The public figures of FAMILIES (each said by every other member's name: truth that member, known
+    too), and for each real PEP name (or the generated roster without it) one known marked form and a
+    mention with another mark, a bare name against a marked one, or another middle initial. Truth:
+    nobody (kind "mark"); the exact marked name and a slip in it are the person (kinds "marked", "typo")."""
+    rng = random.Random(seed)
+    kb: list[Known] = []
+    cases: list[Case] = []
+    for family in FAMILIES:
+        ids = []
+        for name in family:
+            kb.append(Known(len(kb) + 1, name))
+            ids.append(len(kb))
+        for name, truth in zip(family, ids):
+            cases.append(Case(name, "marked", truth, detail=name))
+    if PEP_PEOPLE.exists():
+        names = [n.strip() for n in PEP_PEOPLE.read_text(encoding="utf-8").splitlines()]
+    else:
+        names = [p.name for p in nv.people(400, seed)]
+    names = [n for n in dict.fromkeys(names) if len(n.split()) == 2 and all(w.isalpha() for w in n.split())]
+    letters = "ABCDEFGHJKLMNPRSTW"
+    for i, name in enumerate(names):
+        first, last = name.split()
+        role = i % 4
+        if role == 0:  # a known ordinal or suffix, said with another
+            mine, other = rng.sample(_MARKS, 2)
+            known, said = f"{name} {mine}", f"{name} {other}"
+        elif role == 1:  # a known marked name, said bare
+            known, said = f"{name} {rng.choice(_MARKS)}", name
+        elif role == 2:  # a known bare name, said with a mark
+            known, said = name, f"{name} {rng.choice(_MARKS)}"
+        else:  # another middle initial
+            a, b = rng.sample(letters, 2)
+            known, said = f"{first} {a}. {last}", f"{first} {b}. {last}"
+        kb.append(Known(len(kb) + 1, known))
+        cases.append(Case(said, "mark", None, detail=f"{known} -> {said}"))
+        cases.append(Case(known, "marked", len(kb), detail=known))
+        slip = _typo_of(rng, known)
+        if slip and slip != known:
+            cases.append(Case(slip, "typo", len(kb), detail=f"{known} -> {slip}"))
+    return kb, cases

@@ -383,6 +383,7 @@ def main() -> int:
     out["namesakes"] = {"roster": run_namesakes(*ns.roster_set())}
     pep = ns.pep_set()
     out["namesakes"]["pep"] = run_namesakes(*pep) if pep else None
+    out["namesakes"]["marks"] = run_namesakes(*ns.marks_set())
     if args.only_namesakes:
         _emit(out, args)
         return 0
@@ -423,6 +424,8 @@ def print_report(out: dict, args) -> None:
         print(f"\n### Namesakes and typos: PEP people\n\nskipped: {ns.PEP_PEOPLE} not present")
     else:
         print_namesakes("Namesakes and typos: real names of 373 PEP authors", out["namesakes"]["pep"])
+    print_namesakes("Marks of another person: ordinals, Jr./Sr., the Younger, middle initials "
+                    "(public figures + PEP names)", out["namesakes"]["marks"])
     if "generated" not in out:
         return
     print_generated(f"Generated variants: {args.people} people, seed {args.seed}", out["generated"])

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .mentions import Form, derived_first_name
 from ..model import EntityClaim, EntityRecord, Merge
 from .names import name_key, page_link_keys
+from .namesakes import AMBIGUOUS_SUFFIX, page_keys
 
 LINE_TARGET_FIELD = "relations"  # the field of a `## Relations` line's target claim (a frontmatter one: its key)
 
@@ -39,9 +41,13 @@ def entity_key(entity_type: str, name: str) -> str:
 
 def assemble_entities(
     claims: list[EntityClaim], merges: list[Merge] = (), links: dict[tuple[str, str, str], str] | None = None,
-    confirmed: list[tuple[str, str]] = (),
+    confirmed: list[tuple[str, str]] = (), previous: Callable[[], Mapping[str, str]] = dict,
 ) -> tuple[list[EntityRecord], dict[tuple[int, str, str], str]]:
     """The entity set, and for each reference claim (doc, type, name) the key of the entity it names.
+
+    Pages of one type and name are one entity unless their identifiers disagree (entities/namesakes.py):
+    then each agreeing group is one, every page listed in its record's page_docs, and a reference by
+    the name alone is a placeholder (key + AMBIGUOUS_SUFFIX) the resolver asks about.
 
     links: (document path, type, name key) -> entity key, the user's answer that in that document a
     name means that entity (`kbg resolve confirm` on a name too short to be an alias everywhere).
@@ -53,11 +59,16 @@ def assemble_entities(
     confirmed: (surface, entity key), the names the user confirmed for an entity (resolve/answers.py):
     each becomes a "confirmed" form of the entity (or of the one it was merged into), so a lookup,
     a search and the mention scan find it, with a derived first name's weight, never an alias's.
+
+    previous: page path -> the key of the entity it was the own page of (namesakes.page_keys), asked
+    only when a name's pages are split.
     """
     specs: dict[str, _Builder] = {}
     pages = sorted((c for c in claims if c.role == "page"), key=lambda c: c.doc_path)
+    keys_of = page_keys(pages, lambda c: entity_key(c.type, c.name), previous)
+    split = {entity_key(c.type, c.name) for c in pages if keys_of[c.doc_id] != entity_key(c.type, c.name)}
     for claim in pages:
-        key = entity_key(claim.type, claim.name)
+        key = keys_of[claim.doc_id]
         spec = specs.get(key)
         if spec is None:
             spec = specs[key] = _Builder(key, claim.type, claim.name, page_doc_id=claim.doc_id,
@@ -81,10 +92,10 @@ def assemble_entities(
     by_link: dict[str, list[str]] = {}
     for claim in pages:
         for key in page_link_keys(claim.doc_path):
-            by_link.setdefault(key, []).append(entity_key(claim.type, claim.name))
+            by_link.setdefault(key, []).append(keys_of[claim.doc_id])
         first = derived_first_name(claim.name) if claim.type == "person" else None
         if first:
-            by_link.setdefault(name_key(first), []).append(entity_key(claim.type, claim.name))
+            by_link.setdefault(name_key(first), []).append(keys_of[claim.doc_id])
 
     handles = _handle_spellings(claims)
     resolved: dict[tuple[int, str, str], str] = {}
@@ -103,13 +114,15 @@ def assemble_entities(
             target = linked.pop() if len(linked) == 1 else None
         if target is None:
             target = entity_key(claim.type, claim.name)
+            if target in split:  # namesakes' name alone: a placeholder the resolver asks about, never one of them
+                target += AMBIGUOUS_SUFFIX
             if target not in specs:
                 specs[target] = _Builder(target, claim.type, claim.name)
                 by_name.setdefault(name_key(claim.name), []).append(target)
         specs[target].claim_docs.add(claim.doc_id)
         resolved[(claim.doc_id, claim.type, claim.name)] = target
     redirect: dict[str, str] = {}
-    for merge in [*_page_merges(pages, specs, by_name), *merges]:
+    for merge in [*_page_merges(pages, specs, by_name, keys_of), *merges]:
         into_key = merge.into_key
         while into_key in redirect and into_key != merge.from_key:  # B -> C, then A -> B: A goes to C
             into_key = redirect[into_key]
@@ -163,20 +176,26 @@ def without_unresolved_line_targets(
 SAME_AS_KEY = "same_as"  # page frontmatter: `same_as: "[[Other Page's Name]]"` -- this page's entity is that one
 
 
-def _page_merges(pages: list[EntityClaim], specs: dict[str, _Builder], by_name: dict[str, list[str]]) -> list[Merge]:
+def _page_merges(pages: list[EntityClaim], specs: dict[str, _Builder], by_name: dict[str, list[str]],
+                 keys_of: Mapping[int, str]) -> list[Merge]:
     """The merges pages state with `same_as:` (`kbg resolve duplicates` writes it when a duplicate is
     confirmed): replayed before the recorded ones, so the link lives in the user's file and survives
     `index --full` and export without the database. A target no page of the same type names, or one
-    that names this entity itself, is ignored; a cycle is broken where the replay meets it."""
+    that names this entity itself, is ignored; a cycle is broken where the replay meets it. A target may
+    be a page's vault path without .md ("[[people/john-smith]]"): how a name namesakes share is written."""
     from ..pages.frontmatter_lines import listed_names
 
+    by_path: dict[str, list[str]] = {}  # "[[people/john-smith]]": a page by its path, for a name namesakes share
+    for claim in pages:
+        by_path.setdefault(page_link_keys(claim.doc_path)[1], []).append(keys_of[claim.doc_id])
     merges = []
     for claim in pages:
-        from_key = entity_key(claim.type, claim.name)
+        from_key = keys_of[claim.doc_id]
         for target in listed_names(claim.attributes.get(SAME_AS_KEY)):
             keys = [k for k in by_name.get(name_key(target), []) if specs[k].type == claim.type and k != from_key]
             named = [k for k in keys if name_key(specs[k].name) == name_key(target)]  # a name before an alias
-            keys = named or keys
+            keys = named or keys or [k for k in by_path.get(name_key(target.removesuffix(".md")), [])
+                                     if specs[k].type == claim.type and k != from_key]
             if len(keys) == 1 and from_key in specs:
                 into = specs[keys[0]]
                 merges.append(Merge(from_key, claim.type, claim.name, into.key, into.type, into.name))

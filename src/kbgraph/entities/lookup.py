@@ -61,6 +61,18 @@ def entities_named(store: Store, key: str, entity_type: str | None = None, *, ac
     return explicit or matches
 
 
+def key_of(store: Store, entity: Entity) -> str:
+    """The entity's stored key: entity_key(type, name), unless its page is one of namesakes whose identifiers
+    disagree (entities/namesakes.py), which are keyed apart."""
+    from .assemble import entity_key
+
+    plain = entity_key(entity.type, entity.name)
+    ids = store.entity_ids_by_key()
+    if ids.get(plain) == entity.id:
+        return plain
+    return next((key for key, entity_id in ids.items() if entity_id == entity.id), plain)
+
+
 def similar_names(store: Store, name: str, entity_type: str | None, limit: int = 3,
                   *, access: Access) -> list[str]:
     """The names of the entities the access may read with a spelling closest to name (trigram similarity,
@@ -77,7 +89,13 @@ def _open_questions(store: Store, name: str, named: list[Entity], entity_type: s
     page's) do not stand in the way of its profile."""
     if named and all(e.page_path is not None for e in named):
         return []
-    paged = {e.type for e in named if e.page_path is not None}
+    # A type where one page carries the name is that page's entity; where several do (namesakes whose
+    # identifiers disagree), the name's questions are listed as for any name still asked about.
+    paged_count: dict[str, int] = {}
+    for e in named:
+        if e.page_path is not None:
+            paged_count[e.type] = paged_count.get(e.type, 0) + 1
+    paged = {t for t, n in paged_count.items() if n == 1}
     placeholders = {e.type: e for e in named if e.page_path is None}
     by_type: dict[str, list[dict]] = {}
     for q in store.open_questions_about(access, _question_key(name)):
@@ -100,14 +118,13 @@ def _question_key(name: str) -> str:
 def _ambiguous(store: Store, name: str, named: list[Entity], unresolved: list[dict], access: Access) -> Ambiguous:
     """Every candidate: the entities the name names, those its open questions ask about, and each
     unresolved name itself with the documents it appears in and its question numbers."""
-    from .assemble import entity_key
-
     pending = {u["entity"].id for u in unresolved if u["entity"] is not None}
     listed = {e.id: e for e in named if e.id not in pending}
+    ids = store.entity_ids_by_key() if unresolved else {}
     for u in unresolved:
         for q in u["questions"]:
             for e in store.entities_by_name_key(access, name_key(q["candidate_name"] or "")):
-                if entity_key(e.type, e.name) == q["candidate_key"] and e.id not in pending:
+                if ids.get(q["candidate_key"]) == e.id and e.id not in pending:
                     listed.setdefault(e.id, e)
     candidates = [_candidate(e) for e in listed.values()]
     for u in unresolved:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from ..errors import InvalidInput, NotFound
-from .lookup import find_entity
+from .lookup import find_entity, key_of
 from ..pages.files import edit_page, page_text, write_lock
 from ..ingest.pipeline import refresh_index, reread_after_write
 from ..ingest.vault import shown_path
@@ -23,7 +23,7 @@ def unlink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
     store = ws.store
     with store.transaction():
-        added = store.add_unlink(_key(entity), entity.name, doc["path"], now_iso())
+        added = store.add_unlink(key_of(store, entity), entity.name, doc["path"], now_iso())
         store.mark_for_rescan([doc["id"]])
     refresh_index(ws)
     return {"entity": entity.name, "path": doc["path"], "unlinked": True, "changed": added}
@@ -35,7 +35,7 @@ def relink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     entity, doc = _entity_and_doc(ws, entity_name, doc_path)
     store = ws.store
     with store.transaction():
-        removed = store.remove_unlink(_key(entity), doc["path"])
+        removed = store.remove_unlink(key_of(store, entity), doc["path"])
         store.mark_for_rescan([doc["id"]])
     refresh_index(ws)
     return {"entity": entity.name, "path": doc["path"], "unlinked": False, "changed": removed}
@@ -107,9 +107,3 @@ def _entity_and_doc(ws: Workspace, entity_name: str, doc_path: str):
     if doc is None:
         raise NotFound(f"{doc_path!r} is not in the index", param="doc_path", hint="give a vault-relative path")
     return entity, doc
-
-
-def _key(entity) -> str:
-    from .assemble import entity_key
-
-    return entity_key(entity.type, entity.name)

@@ -12,9 +12,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..access import LOCAL
-from .assemble import entity_key
 from ..errors import InvalidInput
-from .lookup import find_entity
+from .lookup import find_entity, key_of
 from ..model import Merge
 from ..relations.moving import move_relations
 from ..pages.files import write_lock
@@ -31,7 +30,7 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
     merged = find_entity(store, merged_name, access=ws.access)
     into = find_entity(store, into_name, access=ws.access)
     recorded = _recorded_merge(store, merged_name, merged)
-    if recorded is not None and recorded.into_key == entity_key(into.type, into.name):
+    if recorded is not None and recorded.into_key == key_of(store, into):
         return _finish_recorded(ws, recorded)
     if merged.id == into.id:
         raise InvalidInput(f"{merged_name!r} and {into_name!r} are the same entity ({merged.name}); nothing to merge")
@@ -47,12 +46,11 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
         with store.transaction():
             outcome = move_relations(store, merged.id, into.id, now, ws.config.vocabulary.symmetric_names())
             store.add_merge(
-                Merge(entity_key(merged.type, merged.name), merged.type, merged.name,
-                      entity_key(into.type, into.name), into.type, into.name),
+                Merge(key_of(store, merged), merged.type, merged.name, key_of(store, into), into.type, into.name),
                 outcome["undo"], now,
             )
-            if entity_key(merged.type, merged.name) in _all_pending(store):  # an unmerge killed, then merged again:
-                _save_pending(store, entity_key(merged.type, merged.name), None)  # this merge is what to undo now
+            if key_of(store, merged) in _all_pending(store):  # an unmerge killed, then merged again:
+                _save_pending(store, key_of(store, merged), None)  # this merge is what to undo now
             store.set_meta("entities_dirty", "1")
         edited = _remove_self_lines(ws, outcome["self_loops_dropped"], {merged.id: merged, into.id: into})
         from ..ingest.pipeline import index_vault
@@ -75,7 +73,7 @@ def _refuse_a_cycle(store: Store, merged, into) -> None:
     would close a cycle: the recorded merges say so even before a re-index (a merge killed before its
     re-index leaves B its own entity in the index, which the name lookup alone would not catch)."""
     recorded = {m.from_key: m for m in store.merges()}
-    merged_key, key, seen = entity_key(merged.type, merged.name), entity_key(into.type, into.name), set()
+    merged_key, key, seen = key_of(store, merged), key_of(store, into), set()
     if merged_key in recorded:
         raise InvalidInput(f"{merged.name!r} was merged into {recorded[merged_key].into_name!r} already; "
                            "unmerge it first to merge it elsewhere", param="merged_name")
@@ -93,7 +91,7 @@ def _recorded_merge(store: Store, merged_name: str, merged) -> Merge | None:
     not yet re-indexed leaves as it was), or of merged_name itself (once re-indexed, it is an alias)."""
     from .names import name_key
 
-    keys = {entity_key(merged.type, merged.name)}
+    keys = {key_of(store, merged)}
     for merge in store.merges():
         if merge.from_key in keys or name_key(merge.from_name) == name_key(merged_name):
             return merge

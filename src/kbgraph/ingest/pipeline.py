@@ -258,7 +258,9 @@ def entities_stage(run: IndexRun) -> None:
     with store.transaction():
         claims = store.all_claims()
         merges, links = store.merges(), _reference_links(store)
-        records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
+        previous = _own_page_keys(store)
+        records, resolved = assemble_entities(claims, merges, links, confirmed_names(store), previous)
+
         def primary_page(entity_id: int) -> str | None:
             entity = store.get_entity(LOCAL, entity_id)
             return entity.page_path if entity else None
@@ -272,10 +274,10 @@ def entities_stage(run: IndexRun) -> None:
             for old, (new_key, new_name) in renames.items():
                 store.rename_entity_key(old, new_key, new_name)
             merges, links = store.merges(), _reference_links(store)
-            records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
+            records, resolved = assemble_entities(claims, merges, links, confirmed_names(store), previous)
         if run.config.resolve.enabled and _resolve_references(run, records, claims, resolved, now):
             merges, links = store.merges(), _reference_links(store)  # what the resolver linked: assemble again
-            records, resolved = assemble_entities(claims, merges, links, confirmed_names(store))
+            records, resolved = assemble_entities(claims, merges, links, confirmed_names(store), previous)
         records, resolved = without_unresolved_line_targets(records, claims, resolved)
         run.assembly = (claims, resolved, merges)
         # An entity kept alive only by a user's relations whose name now resolves elsewhere (a page
@@ -291,6 +293,21 @@ def entities_stage(run: IndexRun) -> None:
             store.set_meta("mentions_rescan_all", "1")
             store.set_meta("forms_fingerprint", fingerprint)
         store.set_meta("entities_dirty", "0")
+
+
+def _own_page_keys(store: Store):
+    """A callable giving page path -> the key of the entity it is the own page of (asked by assembly only
+    when one name's pages are split into namesakes: their keys stay from one index to the next)."""
+    cache: dict[str, str] = {}
+
+    def read() -> dict[str, str]:
+        if not cache:
+            key_of = {entity_id: key for key, entity_id in store.entity_ids_by_key().items()}
+            cache.update((e.page_path, key_of[e.id]) for e in store.list_entities(LOCAL)
+                         if e.page_path and e.id in key_of and e.status == "active")
+        return cache
+
+    return read
 
 
 def _reference_links(store: Store) -> dict[tuple[str, str, str], str]:
@@ -585,8 +602,12 @@ def _claim_entities_by_doc(store: Store, assembly: tuple | None) -> dict[int, li
     merged_into = {m.from_key: m.into_key for m in merges}
 
     ids = {rec_key: eid for rec_key, eid in store.entity_ids_by_key().items()}
+    page_owner = {doc_id: owner[0] for doc_id, owner in store.page_entity_ids().items()}
     out: dict[int, list[tuple[int, str, str]]] = {}
     for claim in claims:
+        if claim.role == "page" and claim.doc_id in page_owner:  # a namesake's page is its own entity's
+            out.setdefault(claim.doc_id, []).append((page_owner[claim.doc_id], claim.name, claim.role))
+            continue
         key = entity_key(claim.type, claim.name) if claim.role == "page" else resolved.get(
             (claim.doc_id, claim.type, claim.name)
         )

@@ -52,7 +52,7 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
             ws.store.set_meta("entities_dirty", "1")
         return {**confirm_prose(ws, decision_id, question),
                 **_findable(ws, question["surface"], question["candidate_key"])}
-    if _low_information(question):
+    if _low_information(question) or _namesakes_name(ws.store, question):
         return _link_in_documents(ws, decision_id, question)
     redo = question["outcome"] == "confirmed"
     if not redo:
@@ -86,27 +86,45 @@ def _require_candidate(store: Store, decision_id: int, question: dict) -> None:
 def _findable(ws: Workspace, surface: str, candidate_key: str) -> dict:
     """What the answer made findable: the entity's aliases and confirmed names, and what a lookup of
     the name now gives ("unique": that entity; "ambiguous": it among others, listed in also_named)."""
-    from ..entities.assemble import entity_key
     from ..entities.lookup import find_entity
     from ..entities.names import name_key
     from ..errors import Ambiguous
 
     entity_type = candidate_key.split(":", 1)[0]
+    candidate_id = ws.store.entity_ids_by_key().get(candidate_key)
     others: list[str] = []
     try:
         found = find_entity(ws.store, surface, entity_type, access=ws.access, questions=True)
-        lookup = "unique" if entity_key(found.type, found.name) == candidate_key else "another entity"
+        lookup = "unique" if found.id == candidate_id else "another entity"
         others = [] if lookup == "unique" else [found.name]
     except Ambiguous as exc:
         lookup = "ambiguous"
-        others = [c["name"] for c in exc.candidates if entity_key(c["type"], c["name"]) != candidate_key]
+        listed = [c for c in exc.candidates if c["id"] is None or c["id"] != candidate_id]
+        names = [c["name"] for c in exc.candidates]
+        others = [_shown(c) if names.count(c["name"]) > 1 else c["name"] for c in listed]
     except NotFound:
         lookup = "not found"
     entity = next((e for e in ws.store.entities_by_name_key(ws.access, name_key(surface))
-                   if entity_key(e.type, e.name) == candidate_key), None)
+                   if e.id == candidate_id), None)
     return {"aliases": list(entity.aliases) if entity else [],
             "confirmed_names": ws.store.entity_surfaces(entity.id, "confirmed") if entity else [],
             "lookup": lookup, "also_named": others}
+
+
+def _namesakes_name(store: Store, question: dict) -> bool:
+    """The name is the own name of several entities with a page (namesakes: pages whose identifiers
+    disagree, entities/namesakes.py): an answer says who it is in the notes asked about, never in all."""
+    from ..entities.names import name_key
+
+    named = [e for e in store.entities_by_name_key(LOCAL, name_key(question["surface"]))
+             if e.type == question["surface_type"] and e.page_path and name_key(e.name) == name_key(question["surface"])]
+    return len(named) > 1
+
+
+def _shown(candidate: dict) -> str:
+    """A candidate's name with its page: for namesakes, whose names alone say nothing."""
+    page = candidate.get("page_path")
+    return f"{candidate['name']} ({page})" if page else candidate["name"]
 
 
 def _low_information(question: dict) -> bool:

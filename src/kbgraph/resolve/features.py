@@ -176,7 +176,8 @@ def compute(m: MentionView, cand: Prepared, known_word: Callable[[str], bool] | 
         best = _as_identifier(best, shape)
     rival = known_word is not None and any(known_word(w) for w in best.approximate)
     identifier = mention.kind in ("handle", "email")
-    namesake = not identifier and any(namesake_kind(a, b) for a, b, _ in best.respelt)
+    namesake = not identifier and (any(namesake_kind(a, b) for a, b, _ in best.respelt)
+                                   or generation_differs(mention, cand))
     jw_name = max(JaroWinkler.similarity(m.text, f.text) for f in cand.forms)
     jw_sorted = max(JaroWinkler.similarity(m.sorted_text, f.sorted_text) for f in cand.forms)
     if len(mention.tokens) == 1:  # one word ("Arjoon") is a first name or a surname: compare it with each
@@ -292,11 +293,31 @@ def namesake_kind(mine: str, theirs: str) -> str | None:
     return None
 
 
+def generation_differs(mention: ParsedName, cand: Prepared) -> bool:
+    """No form of the candidate carries the mention's generation mark ("Henry Ford II" / Henry Ford III,
+    or Henry Ford): a mark says another person of the name, never a slip. A bare name against a marked
+    one is read so too: which generation it means is the user's to say."""
+    if mention.kind != "name":
+        return False
+    return all(f.parsed.generation != mention.generation for f in cand.forms if f.parsed.kind == "name")
+
+
+_MARKS_SHOWN = {"jr": "Jr.", "sr": "Sr.", "younger": "the Younger", "elder": "the Elder"}
+
+
+def _generation_shown(mark: str | None) -> str:
+    return _MARKS_SHOWN.get(mark, mark.upper()) if mark else "none"
+
+
 def namesake_detail(m: MentionView, cand: Prepared) -> str | None:
     """One line saying which word differs and why it reads as another person's name, e.g.
     "surname differs (Shaw / Shah): another person's name"; None when no word does."""
     if m.parsed.kind in ("handle", "email"):
         return None
+    if generation_differs(m.parsed, cand):
+        theirs = next((f.parsed.generation for f in cand.forms if f.parsed.generation), None)
+        return (f"generation differs ({_generation_shown(m.parsed.generation)} / {_generation_shown(theirs)}): "
+                "another person of the name, not a slip")
     aligned = [(align(m.parsed.tokens, f.parsed.tokens), len(f.parsed.tokens)) for f in cand.forms]
     best, size = max(aligned, key=lambda pair: pair[0].mine - pair[0].conflict)
     for mine, theirs, j in best.respelt:

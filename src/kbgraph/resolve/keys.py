@@ -52,8 +52,13 @@ _APOSTROPHE = re.compile(r"(?<=\w)['’ʼ`´](?=\w)")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _HANDLE_JUNK = re.compile(r"[^\w.-]")
 _ACRONYM = re.compile(r"[A-Z]{2,4}")
-# Titles and suffixes say nothing about who a person is ("Dr. Ana Lima" is Ana Lima).
-_HONORIFICS = frozenset("mr mrs ms miss mx dr prof sir dame jr sr ii iii iv phd md esq".split())
+# Titles and degrees say nothing about who a person is ("Dr. Ana Lima" is Ana Lima).
+_HONORIFICS = frozenset("mr mrs ms miss mx dr prof sir dame phd md esq".split())
+# A generation marks another person of the name ("Henry Ford II" is not Henry Ford, "Jr." not "Sr."):
+# the token after the name, or "the Younger" / "the Elder", kept apart from the name's words.
+GENERATIONS = {"jr": "jr", "junior": "jr", "sr": "sr", "senior": "sr", "ii": "ii", "2nd": "ii", "iii": "iii",
+               "3rd": "iii", "iv": "iv", "4th": "iv", "vi": "vi", "5th": "v", "6th": "vi", "vii": "vii",
+               "viii": "viii", "younger": "younger", "elder": "elder"}
 # Letters NFKD does not decompose, spelled as ASCII for the phonetic codes.
 _TRANSLIT = str.maketrans(
     {"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h"}
@@ -69,6 +74,7 @@ class ParsedName:
     tokens: tuple[str, ...]  # folded, lower-cased; apostrophes joined ("o'brien" -> "obrien")
     compact: str  # the exact-claim key: tokens joined; a handle keeps its '-', '_', '.'
     email: str | None = None  # the whole address when the surface is one
+    generation: str | None = None  # "jr", "sr", "ii", "iii", "younger"... (GENERATIONS): another person's mark
     words: tuple[str, ...] = field(init=False, repr=False, compare=False)  # tokens of 2+ letters, not numbers
 
     def __post_init__(self):
@@ -113,12 +119,26 @@ def parse_name(text: str) -> ParsedName:
         # A handle is an identifier: "d-nishi" and "dnishi" are two accounts, "KnVerey" and "knverey" one.
         return ParsedName(handle, "handle", tokens, _HANDLE_JUNK.sub("", fold(handle).casefold()) or "".join(tokens))
     tokens = _tokens(cleaned) or (fold(cleaned).casefold(),)
+    tokens, generation = _generation(tokens)
+    if generation:  # "Henry Ford II": the compact name keeps the mark, so it claims no other generation's name
+        return ParsedName(cleaned, "name", tokens, "".join(tokens) + generation, None, generation)
     if _ACRONYM.fullmatch(cleaned) and tokens[0] in ACRONYMS:  # "API", "NASA": the word, not initials
         return ParsedName(cleaned, "acronym", tokens, tokens[0])
     if _ACRONYM.fullmatch(cleaned) or (len(tokens) > 1 and all(len(t) == 1 for t in tokens)):
         letters = "".join(tokens)
         return ParsedName(cleaned, "initials", tuple(letters), letters)
     return ParsedName(cleaned, "name", tokens, "".join(tokens))
+
+
+def _generation(tokens: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """The name's words without a generation mark at its end, and the mark (GENERATIONS)."""
+    if len(tokens) >= 3 and tokens[-2] == "the" and tokens[-1] in ("younger", "elder"):
+        return tokens[:-2], tokens[-1]
+    last = tokens[-1] if tokens else ""
+    if last in GENERATIONS and last not in ("younger", "elder") and (len(tokens) >= 3 or (
+            len(tokens) == 2 and last not in ("jr", "sr", "junior", "senior") and len(tokens[0]) > 1)):
+        return tokens[:-1], GENERATIONS[last]  # "Elizabeth II" too; "Smith Jr" may be a surname and a name
+    return tokens, None
 
 
 def _tokens(text: str) -> tuple[str, ...]:

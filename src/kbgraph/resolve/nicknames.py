@@ -19,23 +19,27 @@ barbara barb babs
 benjamin ben benny benji
 catherine cathy cat
 charles charlie chuck chas
-christopher chris kit topher
 christina christine tina chrissy
+christopher chris kit topher
 daniel dan danny
 david dave davy
 deborah debbie deb debra
 donald don donnie
 dorothy dot dottie
+douglas doug dougie
 edward ed eddie ned ted teddy
 elizabeth liz lizzie beth betty eliza libby
 emily em emmy
 eugene gene
+frances fran
 frederick fred freddie fritz
+gerald gerry
 gregory greg
 harold hal
 henry hank harry
 isabella isabel bella izzy
 jacob jake
+jacqueline jackie
 james jim jimmy jamie
 jennifer jen jenny
 jessica jess jessie
@@ -43,6 +47,7 @@ john jack johnny
 jonathan jonny
 joseph joe joey
 joshua josh
+judith judy
 katherine kathryn katharine kate katie kathy kat kay
 kenneth ken kenny
 lawrence larry
@@ -51,6 +56,7 @@ margaret maggie meg peggy marge margie
 matthew matt matty
 michael mike mikey mick
 nicholas nick nicky
+pamela pam
 patricia pat patty trish tricia
 patrick paddy
 peter pete
@@ -65,6 +71,7 @@ stephanie steph
 stephen steven steve stevie
 susan sue susie suzy
 theodore theo
+theresa tess tessa
 thomas tom tommy
 timothy tim timmy
 victoria vicky tori

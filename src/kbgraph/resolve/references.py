@@ -171,8 +171,12 @@ def _owner(records, claims, index_of: dict[str, int], resolved: dict) -> dict[En
     for i, record in enumerate(records):
         for spelling in (record.name, *record.aliases):
             by_name.setdefault((record.type, name_key(spelling)), i)
+    page_of = {doc_id: i for i, record in enumerate(records) for doc_id in record.page_docs}
     out = {}
     for claim in claims:
+        if claim.role == "page" and claim.doc_id in page_of:  # a namesake's page: its own entity's
+            out[claim] = page_of[claim.doc_id]
+            continue
         key = resolved.get((claim.doc_id, claim.type, claim.name)) if claim.role != "page" else None
         i = index_of.get(key or entity_key(claim.type, claim.name))
         out[claim] = i if i is not None else by_name.get((claim.type, name_key(claim.name)))
