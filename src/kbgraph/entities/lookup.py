@@ -34,6 +34,8 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
     named = entities_named(store, key, entity_type, access)
+    if not named:
+        named = _by_handle(store, key, entity_type, access)
     unresolved = _open_questions(store, name, named, entity_type, access) if questions else []
     if len(named) == 1 and not unresolved:
         return named[0]
@@ -43,6 +45,20 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
     what = entity_type or "entity"
     hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
     raise NotFound(f"no {what} named {name!r}{hint}")
+
+
+def _by_handle(store: Store, key: str, entity_type: str | None, access: Access) -> list[Entity]:
+    """A handle is one person however it is written: "liggitt" finds @liggitt, "@liggitt" the page
+    named Liggitt (a lone word only: "Ana Lima" is no handle)."""
+    from .values import LONE_HANDLE, identifier_of
+
+    if key.startswith("@") and LONE_HANDLE.fullmatch(key):
+        other = key[1:]
+    elif not key.startswith("@") and LONE_HANDLE.fullmatch("@" + key) and identifier_of(key) is None:
+        other = "@" + key
+    else:
+        return []
+    return [e for e in entities_named(store, other, entity_type, access) if e.type == "person"]
 
 
 def entities_named(store: Store, key: str, entity_type: str | None = None, access: Access = LOCAL) -> list[Entity]:
