@@ -29,7 +29,7 @@ def profile_stage(run: IndexRun) -> None:
     from ..profile.infer import infer_profile
 
     user, source = user_config(run.root)
-    inferred = infer_profile(_frontmatters(run), user)
+    inferred = infer_profile(_frontmatters(run.files, run.config), user)
     config = _configured(user, inferred.raw, source, run)
     if config is None:
         return
@@ -41,9 +41,9 @@ def profile_stage(run: IndexRun) -> None:
         run.config = config
 
 
-def _frontmatters(run: IndexRun):
-    for entry in run.files:
-        raw = read_file(entry, run.config)
+def _frontmatters(files, config: Config):
+    for entry in files:
+        raw = read_file(entry, config)
         if isinstance(raw, Problem) or not entry.path.lower().endswith((".md", ".markdown")):
             continue
         try:
@@ -75,4 +75,18 @@ def _write(root: Path, data: dict) -> None:
         pass  # a read-only index folder: the profile is inferred again next time
 
 
-__all__ = ["profile_stage", "stored_profile"]
+
+def infer_vault_profile(root: Path):
+    """The profile an index of the vault at root would infer now (profile.infer.Inferred), from its
+    notes as they are: what `kbg profile show` prints and `kbg init --infer` writes."""
+    from ..config import load_config
+    from ..profile.infer import infer_profile
+    from .vault import walk_vault
+
+    user, _ = user_config(root)
+    config = load_config(root)
+    files, _ = walk_vault(root, config)
+    return infer_profile(_frontmatters(files, config), user)
+
+
+__all__ = ["infer_vault_profile", "profile_stage", "stored_profile"]

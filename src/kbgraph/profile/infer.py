@@ -295,10 +295,10 @@ def _profile(notes, roles: list[KeyRole], ident, taken: set[str], user: dict) ->
         if role.meaning not in SEED_NAMES and role.meaning not in user_types:
             values = [spec["entity"]]
             source, target_types = (values, on) if direction == "to-page" else (on, values)
-            declared = relations["types"].setdefault(role.meaning, {"source": [], "target": []})
+            declared = relations["types"].setdefault(role.meaning, {})
             declared["inverse"] = meaning[1] if meaning and meaning[1] else f"{role.meaning}-of"
-            declared["source"] = sorted(set(declared["source"]) | set(source))
-            declared["target"] = sorted(set(declared["target"]) | set(target_types))
+            declared["source"] = sorted(set(declared.get("source", [])) | set(source))
+            declared["target"] = sorted(set(declared.get("target", [])) | set(target_types))
     if custom:
         entities["types"] = custom
         entities["like"] = {t: "project" for t in custom}
