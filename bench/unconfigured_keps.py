@@ -50,7 +50,7 @@ SYMMETRIC_GROUPS = {"see-also"}
 GROUP_WORDS = re.compile(r"^(sig|wg|ug|committee)-|-(team|sig|wg|group)$|^@[\w.-]+/[\w.-]+$", re.I)
 SENTENCE = re.compile(r"[,;]|\b(with|from|and|for|the|of|portion|input)\b", re.I)
 IDENTIFIER = re.compile(r"^(kep|rfc|pep|adr|jira)[- ]?\d+$", re.I)
-TYPO_HANDLES = ("@liggit", "@ligitt")
+TYPO_HANDLES = ("liggit", "ligitt")  # @liggitt misspelt in 11 KEPs, with or without the @
 
 
 def _key(name: str) -> str:
@@ -106,8 +106,8 @@ def measure(vault: Path) -> dict:
         "questions_per_50_notes": round(len(asked) / max(1, report.indexed + report.skipped) * 50, 2),
         "questions_about_identifiers": sum(1 for s, c in zip(surfaces, candidates)
                                            if IDENTIFIER.match(s.strip()) or IDENTIFIER.match(str(c).split(":")[-1])),
-        "handle_typos_asked": sorted({s for s in surfaces if s.casefold() in TYPO_HANDLES}),
-        "question_examples": [f"{s!r} == {c}" for s, c in zip(surfaces, candidates)][:12],
+        "handle_typos_asked": sorted({s for s in surfaces if s.casefold().lstrip("@") in TYPO_HANDLES}),
+        "question_examples": [f"{s!r} == {c}" for s, c in zip(surfaces, candidates)][:30],
         "pairs": {g: sorted(p) for g, p in pairs.items()},
     }
 
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   resolution questions: {run['questions']} ({run['questions_per_50_notes']} per 50 notes), "
               f"{run['questions_about_identifiers']} about an identifier; handle typos asked: "
               f"{run['handle_typos_asked'] or 'none'}")
-        for example in run["question_examples"][:6]:
+        for example in run["question_examples"][:30]:
             print(f"     {example}")
     print("== metadata pairs, unconfigured against hand-written")
     print(f"   {'group':12} {'hand':>6} {'found':>6} {'recovered':>9} {'share':>7} {'precision':>9}")

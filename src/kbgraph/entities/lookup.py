@@ -35,7 +35,7 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
         raise InvalidInput("name too long (over 500 characters)")
     named = entities_named(store, key, entity_type, access)
     if not named:
-        named = _by_handle(store, key, entity_type, access)
+        named = _by_handle(store, key, entity_type, access) or _by_identifier(store, key, entity_type, access)
     unresolved = _open_questions(store, name, named, entity_type, access) if questions else []
     if len(named) == 1 and not unresolved:
         return named[0]
@@ -45,6 +45,25 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, access:
     what = entity_type or "entity"
     hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
     raise NotFound(f"no {what} named {name!r}{hint}")
+
+
+def _by_identifier(store: Store, key: str, entity_type: str | None, access: Access) -> list[Entity]:
+    """An identifier in any common spelling: "kep 2291", "KEP2291", "kep-02291" find KEP-2291."""
+    import re
+
+    from .values import identifier_of
+
+    found = identifier_of(key.upper())
+    if found is None:
+        return []
+    prefix, number = found
+    digits = re.sub(r"\D", "", key)
+    for spelling in dict.fromkeys((f"{prefix}-{number}", f"{prefix}-{digits}", f"{prefix} {number}",
+                                   f"{prefix}{number}", f"{prefix} {digits}")):
+        named = entities_named(store, name_key(spelling), entity_type, access)
+        if named and name_key(spelling) != key:
+            return named
+    return []
 
 
 def _by_handle(store: Store, key: str, entity_type: str | None, access: Access) -> list[Entity]:

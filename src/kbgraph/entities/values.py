@@ -79,8 +79,8 @@ def value_shape(value: str) -> str:
 def is_group(text: str) -> bool:
     """sig-node, wg-batch, @kubernetes/wg-component-standard, platform-team, "Kubelet garbage collection WG"."""
     text = text.strip()
-    if " " not in text:
-        return bool(_GROUP.fullmatch(text))
+    if " " not in text:  # "@sig-node-leads" is a GitHub team's handle
+        return bool(_GROUP.fullmatch(text) or (text.startswith("@") and _GROUP.fullmatch(text[1:])))
     return bool(_GROUP_WORDS.search(text)) and not text.startswith("@") and len(text.split()) <= 6
 
 
