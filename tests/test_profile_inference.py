@@ -56,7 +56,7 @@ def test_keys_get_roles_and_meanings(tmp_path):
     assert "status" not in roles  # a key that says what a note is, never whom it names
     assert [r for r in inferred.roles if r.key == "shepherds"][0].named_after_key
     rule = inferred.raw["entities"]["pages"][0]
-    assert rule == {"when": "kep-number", "type": "kep", "name": "KEP-{kep-number:int}", "aliases": ["{title}"]}
+    assert rule == {"when": "kep-number", "type": "kep", "name": "KEP-{kep-number:int}", "aliases": ["KEP {kep-number:int}"]}
     frontmatter = inferred.raw["relations"]["frontmatter"]
     assert frontmatter["authors"]["direction"] == "to-page" and frontmatter["authors"]["entity"] == "person"
     assert inferred.raw["relations"]["types"]["shepherds"]["inverse"] == "shepherds-of"

@@ -266,8 +266,10 @@ def _profile(notes, roles: list[KeyRole], ident, taken: set[str], user: dict) ->
     if ident:
         key, prefix = ident
         custom.append(prefix.lower())
+        # No title alias: a title ("Apply", "Kustomize") is no name, and as one it claimed every "Apply"
+        # in other proposals' prose (and cost the mention scan most of the index time).
         entities["pages"] = [{"when": key, "type": prefix.lower(), "name": f"{prefix}-{{{key}:int}}",
-                              "aliases": ["{title}"]}]
+                              "aliases": [f"{prefix} {{{key}:int}}"]}]
     page_types_of: dict[str, set[str]] = {}
     for path, fm in notes:
         if path in page_of:
