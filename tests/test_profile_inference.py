@@ -153,3 +153,32 @@ def test_sig_values_are_groups_and_never_people(values):
     assert roles["owning-sig"].role == "groups"
     assert roles["reviewers"].role != "people"
     assert all(person_value(v) == ("team", v) for v in values)
+
+
+def test_notes_named_by_their_number_are_identifier_pages(tmp_path):
+    root = tmp_path / "v"
+    (root / "docs" / "adr").mkdir(parents=True)
+    for n, slug, extra in ((1, "record-decisions", ""), (2, "use-postgres", "supersedes: [0001-record-decisions.md]\n"),
+                           (3, "use-kafka", "superseded-by: [ADR-0004]\n"), (4, "use-pulsar", "replaces: [ADR-3]\n")):
+        (root / "docs" / "adr" / f"{n:04d}-{slug}.md").write_text(
+            f"---\nstatus: accepted\ndeciders: [Ana Lima, Ben Okafor]\n{extra}---\n# {slug}\n")
+    (root / "docs" / "adr" / "README.md").write_text("# Decisions\n")
+    inferred = infer_profile(_notes_nested(root))
+    assert inferred.raw["entities"]["pages"][0]["name"] == "ADR-{int}"
+    assert inferred.raw["relations"]["frontmatter"]["deciders"]["type"] == "decides"
+    import tomllib
+
+    from kbgraph.profile.toml_text import profile_toml
+
+    assert tomllib.loads(profile_toml(inferred)) == inferred.raw  # the path's regex survives TOML
+    index_vault(root)
+    store = open_store(root)
+    try:
+        entities = {(e.type, e.name) for e in store.list_entities(LOCAL)}
+        relations = {(r["source"], r["type"], r["target"]) for r in store.relations_of_type(LOCAL, None)}
+        kinds = dict(store.db.execute("SELECT path, kind FROM documents"))
+    finally:
+        store.close()
+    assert {("adr", "ADR-1"), ("adr", "ADR-4")} <= entities and ("adr", "ADR-0") not in entities
+    assert kinds["docs/adr/0002-use-postgres.md"] == "adr" and kinds["docs/adr/README.md"] == "note"
+    assert ("Ana Lima", "decides", "ADR-2") in relations

@@ -161,8 +161,21 @@ class PageRule:
 
     when: str
     type: str
-    name: str  # a template over frontmatter keys: "KEP-{kep-number}"
+    name: str  # a template over frontmatter keys: "KEP-{kep-number}"; with path, "{int}" is its number
     aliases: tuple[str, ...] = ()
+    path: str | None = None  # or: a regex over the note's vault path whose group is its number (ADR-0208)
+
+    def matches(self, path: str, frontmatter: dict) -> str | None:
+        """The number the path gives ("" for a `when` rule), or None when the rule is not this note's."""
+        if self.path is None:
+            value = frontmatter.get(self.when)
+            present = isinstance(value, (int, float)) and not isinstance(value, bool) or (
+                isinstance(value, str) and value.strip())
+            return "" if present else None
+        import re
+
+        found = re.search(self.path, path)
+        return found.group(1) if found and found.group(1) else None
 
 
 @dataclass(frozen=True)
@@ -360,9 +373,10 @@ def merge_inferred(user: dict, inferred: dict) -> dict:
         if theirs.get(table) and isinstance(mine_entities.get(table, {}), dict):
             mine_entities[table] = {**theirs[table], **mine_entities.get(table, {})}
     if theirs.get("pages") and isinstance(mine_entities.get("pages", []), list):
-        whens = {r.get("when") for r in mine_entities.get("pages", []) if isinstance(r, dict)}
+        mine = [r for r in mine_entities.get("pages", []) if isinstance(r, dict)]
+        whens, types = {r.get("when") for r in mine} - {None}, {r.get("type") for r in mine}
         mine_entities["pages"] = list(mine_entities.get("pages", [])) + [
-            r for r in theirs["pages"] if r.get("when") not in whens]
+            r for r in theirs["pages"] if r.get("when") not in whens and r.get("type") not in types]
     if not mine_entities:
         out.pop("entities", None)
     mine_relations = out.setdefault("relations", {})
@@ -753,14 +767,25 @@ def _page_rules(raw: object, entity_types, source: str) -> list[PageRule]:
         raise ConfigError(f"{source}: [[entities.pages]] must be an array of tables")
     rules = []
     for rule in raw:
-        unknown = set(rule) - {"when", "type", "name", "aliases"}
-        if unknown or not isinstance(rule.get("when"), str) or rule.get("type") not in entity_types:
-            raise ConfigError(f"{source}: each [[entities.pages]] needs when = \"frontmatter key\" and a known "
-                              f"type ({', '.join(entity_types)}); unknown keys: {', '.join(sorted(unknown)) or 'none'}")
+        unknown = set(rule) - {"when", "type", "name", "aliases", "path"}
+        keyed = isinstance(rule.get("when"), str) != isinstance(rule.get("path"), str)
+        if unknown or not keyed or rule.get("type") not in entity_types:
+            raise ConfigError(f"{source}: each [[entities.pages]] needs when = \"frontmatter key\" (or path ="
+                              f" \"regex\") and a known type ({', '.join(entity_types)}); unknown keys:"
+                              f" {', '.join(sorted(unknown)) or 'none'}")
         if not isinstance(rule.get("name", ""), str):
             raise ConfigError(f"{source}: [[entities.pages]] name must be a template string, as \"{{title}}\"")
-        rules.append(PageRule(rule["when"], rule["type"], rule.get("name", "{title}"),
-                              tuple(_str_list(rule.get("aliases", []), "entities.pages.aliases", source))))
+        if "path" in rule:
+            import re
+
+            try:
+                if re.compile(rule["path"]).groups < 1:
+                    raise ConfigError(f"{source}: [[entities.pages]] path needs one (group) holding the number")
+            except re.error as exc:
+                raise ConfigError(f"{source}: [[entities.pages]] path is not a valid regex ({exc})") from None
+        rules.append(PageRule(rule.get("when", ""), rule["type"], rule.get("name", "{title}"),
+                              tuple(_str_list(rule.get("aliases", []), "entities.pages.aliases", source)),
+                              rule.get("path")))
     return rules
 
 

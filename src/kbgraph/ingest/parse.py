@@ -42,7 +42,7 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
     date = parse_date(frontmatter.get("date")) or date_from_path(path)
     tags = tuple(t.lstrip("#") for t in as_name_list(frontmatter.get("tags")))
     chunks = chunk_sections(sections, body_start, raw.text, config.chunk_chars)
-    entities = declared_entities(kind, frontmatter, h1, stem, config)
+    entities = declared_entities(kind, frontmatter, h1, stem, config, path)
     relation_lines = page_relations(raw.text, body_start, entities, config) if is_markdown else []
     if entities and entities[0].role == "page" and config.frontmatter_relations:
         mapped = frontmatter_relations(raw.text, frontmatter, entities[0], config)
@@ -98,16 +98,17 @@ def document_kind(path: str, frontmatter: dict, config: Config) -> str:
         kind = config.folder_kinds.get(folder.lower())
         if kind:
             return kind
-    rule = next((r for r in config.page_rules if _text(frontmatter.get(r.when))), None)
+    rule = next((r for r in config.page_rules if r.matches(path, frontmatter) is not None), None)
     return rule.type if rule else "note"  # a KEP page (kep-number: 2291) is a kep
 
 
 def declared_entities(
-    kind: str, frontmatter: dict, h1: str | None, stem: str, config: Config
+    kind: str, frontmatter: dict, h1: str | None, stem: str, config: Config, path: str = ""
 ) -> list[EntityDecl]:
     """The entity a page is about (if it is a page), and every entity its frontmatter references."""
     decls: list[EntityDecl] = []
-    rule = next((r for r in config.page_rules if _text(frontmatter.get(r.when))), None)
+    rule, number = next(((r, n) for r in config.page_rules if (n := r.matches(path, frontmatter)) is not None),
+                        (None, ""))
     page_type = config.page_kinds.get(kind)
     if page_type and not (rule and kind == rule.type and not _text(frontmatter.get("type"))
                           and not _text(frontmatter.get("kind"))):
@@ -117,8 +118,9 @@ def declared_entities(
         aliases = as_name_list(frontmatter.get("aliases")) + as_name_list(frontmatter.get("alias"))
         if rule:
             page_type, title = rule.type, name
-            name = _render(rule.name, frontmatter) or title
-            aliases = [a for a in (_render(t, frontmatter) for t in rule.aliases) if a and a != name] + aliases
+            given = {**frontmatter, "int": str(int(number))} if number.isdecimal() else frontmatter
+            name = _render(rule.name, given) or title
+            aliases = [a for a in (_render(t, given) for t in rule.aliases) if a and a != name] + aliases
         attributes = {
             k: v for k, v in frontmatter.items() if k not in _NOT_ATTRIBUTES and isinstance(v, (str, int, float, list))
         }

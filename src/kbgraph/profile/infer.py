@@ -33,6 +33,7 @@ for _keys, _meaning in (
     (("reviewers", "reviewer", "reviewed-by"), ("reviews", "reviewed-by", "to-page", "person")),
     (("approvers", "approver", "approved-by"), ("approves", "approved-by", "to-page", "person")),
     (("editor", "editors", "edited-by"), ("edits", "edited-by", "to-page", "person")),
+    (("deciders", "decider", "decided-by"), ("decides", "decided-by", "to-page", "person")),
     (("owning-sig", "owning-team", "owner-team", "owning-group", "owner-sig", "owners-team"),
      ("owned-by", "owns", "from-page", "team")),
     (("see-also", "related", "related-to", "references"), ("related-to", None, "from-page", "page")),
@@ -92,7 +93,7 @@ def infer_profile(notes: Iterable[tuple[str, dict]], user: dict | None = None) -
             items = [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else value
             values.setdefault(key, []).extend(as_name_list(items))
     handles = {v[1:].casefold() for vs in values.values() for v in vs if v.startswith("@")}
-    ident = _identifier_key(notes, count, taken)
+    ident = _identifier_key(notes, count, taken) or _path_identifier(notes, user)
     prefixes = frozenset({ident[1]}) if ident else frozenset()
     stems = _note_names(notes)
     people = _known_people(notes, values)
@@ -105,7 +106,7 @@ def infer_profile(notes: Iterable[tuple[str, dict]], user: dict | None = None) -
     mapped = ((raw.get("relations") or {}).get("frontmatter") or {})
     for role in roles:
         role.used = role.key in mapped
-    if ident:
+    if ident and not ident[0].startswith("path:"):
         roles.insert(0, KeyRole(ident[0], count[ident[0]], "identifier", meaning=None))
     return Inferred(raw, roles, len(notes))
 
@@ -130,6 +131,39 @@ def _identifier_key(notes, count: Counter, taken: set[str]) -> tuple[str, str] |
             if best is None or seen > count[best[0]]:
                 best = (key, found.group(1).upper())
     return best
+
+
+# A note named by its number: adr-0208-use-postgres.md, 0001-record-decisions.md, pep-0008.md, rfc2119.md.
+_NUMBERED = re.compile(r"(?:([a-z]{2,10})[-_]?)?0*(\d{1,6})(?:[-_.][^/]*)?")
+_DATED = re.compile(r"\d{4}[-_]\d{2}")
+# A folder of numbered notes without a prefix in their names: what its numbers are called.
+_FOLDER_PREFIXES = {"adr": "ADR", "adrs": "ADR", "decisions": "ADR", "decision-records": "ADR", "rfc": "RFC",
+                    "rfcs": "RFC", "kep": "KEP", "keps": "KEP", "pep": "PEP", "peps": "PEP"}
+
+
+def _path_identifier(notes, user: dict) -> tuple[str, str] | None:
+    """("path:REGEX", PREFIX) for the folder whose notes are named by a number (ADR-0208), when no key is."""
+    if (user.get("entities") or {}).get("pages"):
+        return None  # the user says which notes are pages
+    folders: dict[str, list[str]] = {}
+    for path, _ in notes:
+        folder, _, name = path.rpartition("/")
+        folders.setdefault(folder, []).append(name.rsplit(".", 1)[0].casefold())
+    best = None
+    for folder, stems in folders.items():
+        found = [m for m in (_NUMBERED.fullmatch(s) for s in stems if not _DATED.match(s)) if m]
+        if len(found) < MIN_NOTES or len(found) < SHARE * len(stems):
+            continue
+        named = Counter(m.group(1) for m in found if m.group(1))
+        prefix, seen = named.most_common(1)[0] if named else (None, 0)
+        if seen < SHARE * len(found):
+            prefix = None
+        label = (prefix.upper() if prefix else None) or _FOLDER_PREFIXES.get(folder.rsplit("/", 1)[-1].casefold())
+        if label and (best is None or len(found) > best[2]):
+            lead = f"{re.escape(folder)}/" if folder else ""
+            optional = f"(?:{re.escape(prefix)}[-_]?)?" if prefix else ""
+            best = (f"path:(?i)^{lead}{optional}0*(\\d{{1,6}})(?:[-_.][^/]*)?\\.(?:md|markdown)$", label, len(found))
+    return (best[0], best[1]) if best else None
 
 
 def _note_names(notes) -> set[str]:
@@ -250,7 +284,8 @@ def _page_types(notes, ident) -> dict[str, str]:
             kind = next((DEFAULT_FOLDER_KINDS[f.lower()] for f in reversed(path.split("/")[:-1])
                          if f.lower() in DEFAULT_FOLDER_KINDS), "")
         page = DEFAULT_PAGE_KINDS.get(kind)
-        if page is None and ident and str(fm.get(ident[0], "")).strip():
+        if page is None and ident and (re.search(ident[0][5:], path) if ident[0].startswith("path:")
+                                       else str(fm.get(ident[0], "")).strip()):
             page = ident[1].lower()
         if page:
             out[path] = page
@@ -268,8 +303,12 @@ def _profile(notes, roles: list[KeyRole], ident, taken: set[str], user: dict) ->
         custom.append(prefix.lower())
         # No title alias: a title ("Apply", "Kustomize") is no name, and as one it claimed every "Apply"
         # in other proposals' prose (and cost the mention scan most of the index time).
-        entities["pages"] = [{"when": key, "type": prefix.lower(), "name": f"{prefix}-{{{key}:int}}",
-                              "aliases": [f"{prefix} {{{key}:int}}"]}]
+        if key.startswith("path:"):
+            entities["pages"] = [{"path": key[5:], "type": prefix.lower(), "name": f"{prefix}-{{int}}",
+                                  "aliases": [f"{prefix} {{int}}"]}]
+        else:
+            entities["pages"] = [{"when": key, "type": prefix.lower(), "name": f"{prefix}-{{{key}:int}}",
+                                  "aliases": [f"{prefix} {{{key}:int}}"]}]
     page_types_of: dict[str, set[str]] = {}
     for path, fm in notes:
         if path in page_of:
