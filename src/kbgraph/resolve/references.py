@@ -63,12 +63,22 @@ def resolve_references(
     index_of = {r.key: i for i, r in enumerate(records)}
     owner = _owner(records, claims, index_of, resolved or {})
     context = _context(claims, owner)
-    near_misses = _handle_near_misses(records, claims, owner, anchored_keys, decided, weights, thresholds)
-    return near_misses + _resolve_against_pages(records, claims, decided, weights, thresholds, anchored_keys,
+    rejected = _rejections(decided, index_of)
+    near_misses = _handle_near_misses(records, claims, owner, anchored_keys, rejected, weights, thresholds)
+    return near_misses + _resolve_against_pages(records, claims, rejected, weights, thresholds, anchored_keys,
                                                 owner, context, {d.record_key for d in near_misses})
 
 
-def _resolve_against_pages(records, claims, decided, weights, thresholds, anchored_keys, owner, context,
+def _rejections(decided: dict[tuple[str, str], str], index_of: dict[str, int]) -> dict[str, frozenset[int]]:
+    """surface key -> the records the user said it is not: read once, not once per name and record."""
+    out: dict[str, set[int]] = {}
+    for (surface, entity_key), outcome in decided.items():
+        if outcome == "rejected" and entity_key in index_of:
+            out.setdefault(surface, set()).add(index_of[entity_key])
+    return {surface: frozenset(ids) for surface, ids in out.items()}
+
+
+def _resolve_against_pages(records, claims, rejected, weights, thresholds, anchored_keys, owner, context,
                            asked: set[str]) -> list[ReferenceDecision]:
     from .resolver import ResolverIndex
 
@@ -90,7 +100,7 @@ def _resolve_against_pages(records, claims, decided, weights, thresholds, anchor
     for i, record in enumerate(records):
         if record.key in anchored_keys or record.key in asked:
             continue
-        decision = _resolve_one(resolver, record, context.get(i, frozenset()), records, decided, confirmed)
+        decision = _resolve_one(resolver, record, context.get(i, frozenset()), rejected, confirmed)
         if decision is not None:
             out.append(
                 ReferenceDecision(
@@ -114,7 +124,7 @@ _BARE_HANDLE = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]")
 SLIP_RATIO = 5  # a handle one slip from one used this many times as often may be that one misspelt
 
 
-def _handle_near_misses(records, claims, owner, anchored: set[str], decided, weights, thresholds
+def _handle_near_misses(records, claims, owner, anchored: set[str], rejected, weights, thresholds
                         ) -> list[ReferenceDecision]:
     """A rarely used @handle one slip away from a handle five times as many notes use (@liggit in 10
     KEPs, @ligitt in 1, beside @liggitt in 150) is asked about, never silently a new person nor silently
@@ -139,8 +149,11 @@ def _handle_near_misses(records, claims, owner, anchored: set[str], decided, wei
     for i in handles:
         uses = len(docs.get(i, ()))
         key = surface_key(records[i].name)
-        no = frozenset((key, j) for j, r in enumerate(records) if j == i or decided.get((key, r.key)) == "rejected")
-        decision = resolver.resolve(MentionInfo(records[i].name, "person"), rejected=no)
+        no = frozenset((key, j) for j in rejected.get(key, frozenset()) | {i})
+        try:
+            decision = resolver.resolve(MentionInfo(records[i].name, "person"), rejected=no)
+        except InvalidInput:
+            continue
         if decision.outcome not in ("ask", "auto-link"):
             continue
         candidates = tuple(c for c in decision.candidates if c.score >= thresholds.ask
@@ -157,7 +170,7 @@ def _handle_near_misses(records, claims, owner, anchored: set[str], decided, wei
     return out
 
 
-def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], records, decided,
+def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], rejected_of: dict[str, frozenset[int]],
                  confirmed: dict[str, int]):
     from ..entities.names import name_key
     from .keys import surface_key
@@ -170,7 +183,7 @@ def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], record
     # still here comes from another note. It means the entity it was confirmed for, as a lookup of it
     # does, unless this note's context fits another (the resolver asks then); a name another entity
     # also goes by ("Sam", Sam Ortiz's first name) is asked about again, as a lookup lists both.
-    rejected = {i for i, r in enumerate(records) if decided.get((key, r.key)) == "rejected"}
+    rejected = rejected_of.get(key, frozenset())
     chosen = confirmed.get(name_key(record.name))
     yes = frozenset({(key, chosen)}) if chosen is not None and chosen not in rejected else frozenset()
     try:
