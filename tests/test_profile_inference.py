@@ -182,3 +182,16 @@ def test_notes_named_by_their_number_are_identifier_pages(tmp_path):
     assert {("adr", "ADR-1"), ("adr", "ADR-4")} <= entities and ("adr", "ADR-0") not in entities
     assert kinds["docs/adr/0002-use-postgres.md"] == "adr" and kinds["docs/adr/README.md"] == "note"
     assert ("Ana Lima", "decides", "ADR-2") in relations
+
+
+def test_a_frontmatter_longer_than_the_head_read_is_read_whole(tmp_path):
+    from kbgraph.ingest.profile_stage import HEAD_BYTES, infer_vault_profile
+
+    root = _kep_vault(tmp_path / "v")
+    long = "x" * (HEAD_BYTES + 100)
+    for path in root.glob("*.md"):
+        text = path.read_text()
+        path.write_text(text.replace("status: implemented\n", f"status: implemented\nnotes: {long}\n"
+                                     "approvers:\n- '@dee'\n- 'é@ünï'\n", 1))
+    roles = {r.key: r.role for r in infer_vault_profile(root).roles}
+    assert roles["approvers"] == "people" and roles["authors"] == "people"

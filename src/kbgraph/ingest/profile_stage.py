@@ -16,7 +16,7 @@ from typing import Any
 from ..config import (PROFILE_NAME, Config, config_from_dict, merge_inferred, stored_profile, user_config)
 from ..errors import ConfigError
 from ..model import Problem
-from .vault import FrontmatterError, INDEX_DIR, read_file, split_frontmatter
+from .vault import FrontmatterError, INDEX_DIR, read_file, read_in_vault, split_frontmatter
 
 IndexRun = Any  # pipeline.IndexRun, which imports this stage
 
@@ -41,16 +41,42 @@ def profile_stage(run: IndexRun) -> None:
         run.config = config
 
 
+HEAD_BYTES = 16384  # a note's frontmatter is at its head: the rest is read only when it runs past this
+
+
 def _frontmatters(files, config: Config):
     for entry in files:
-        raw = read_file(entry, config)
-        if isinstance(raw, Problem) or not entry.path.lower().endswith((".md", ".markdown")):
+        if not entry.path.lower().endswith((".md", ".markdown")) or entry.size > config.max_file_bytes:
             continue
-        try:
-            frontmatter, _ = split_frontmatter(raw.text)
-        except FrontmatterError:
-            continue  # the documents stage reports it
+        frontmatter = _head_frontmatter(entry)
+        if frontmatter is None:
+            raw = read_file(entry, config)
+            if isinstance(raw, Problem):
+                continue
+            try:
+                frontmatter, _ = split_frontmatter(raw.text)
+            except FrontmatterError:
+                continue  # the documents stage reports it
         yield entry.path, frontmatter
+
+
+def _head_frontmatter(entry) -> dict | None:
+    """The frontmatter from the note's first HEAD_BYTES (whole lines), {} for a note with none, None when
+    it must be read whole (the frontmatter runs past them, or the head is not UTF-8)."""
+    from ..errors import KbgError
+
+    try:
+        data, _, _ = read_in_vault(entry.root, entry.path, HEAD_BYTES)
+    except (OSError, KbgError):
+        return {}  # the documents stage reports an unreadable note
+    if not data.startswith(b"---"):
+        return {}
+    if len(data) >= HEAD_BYTES:
+        data = data[: data.rfind(b"\n") + 1]
+    try:
+        return split_frontmatter(data.decode("utf-8"))[0]
+    except (UnicodeDecodeError, FrontmatterError):
+        return None
 
 
 def _configured(user: dict, inferred: dict, source: str, run: IndexRun) -> Config | None:
