@@ -166,6 +166,7 @@ def json_outputs(tmp_path_factory):
         ("kbg person timeline", ("person", "timeline", "Sam Li", *v, "--json"), 0),
         ("kbg entity timeline", ("entity", "timeline", "Kafka", *v, "--json"), 0),
         ("kbg init", ("init", str(tmp_path / "new-vault"), "--json"), 0),
+        ("kbg profile show", ("profile", "show", *v, "--json"), 0),
         ("Errors", ("person", "find", "Sam", *v, "--json"), 1),
         ("Errors", ("view", "999", *v, "--json"), 1),
         # Before any relate rewrites a page: every entity is quiet (its files are old).

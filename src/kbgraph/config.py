@@ -161,8 +161,21 @@ class PageRule:
 
     when: str
     type: str
-    name: str  # a template over frontmatter keys: "KEP-{kep-number}"
+    name: str  # a template over frontmatter keys: "KEP-{kep-number}"; with path, "{int}" is its number
     aliases: tuple[str, ...] = ()
+    path: str | None = None  # or: a regex over the note's vault path whose group is its number (ADR-0208)
+
+    def matches(self, path: str, frontmatter: dict) -> str | None:
+        """The number the path gives ("" for a `when` rule), or None when the rule is not this note's."""
+        if self.path is None:
+            value = frontmatter.get(self.when)
+            present = isinstance(value, (int, float)) and not isinstance(value, bool) or (
+                isinstance(value, str) and value.strip())
+            return "" if present else None
+        import re
+
+        found = re.search(self.path, path)
+        return found.group(1) if found and found.group(1) else None
 
 
 @dataclass(frozen=True)
@@ -292,24 +305,96 @@ class Config:
     search: SearchConfig = field(default_factory=lambda: SearchConfig())
     inference_rules: tuple[InferenceRule, ...] = DEFAULT_INFERENCE_RULES
     me: str | None = None  # [me] name: the person the vault belongs to ("my manager" is read from them)
+    infer_profile: bool = True  # [profile] infer: each index infers a profile from the vault's frontmatter
     access_rules: tuple[AccessRule, ...] = ()  # [access]: the vault's default first, then folders, deepest last
     fingerprint: str = field(default_factory=lambda: _fingerprint({}))  # of the settings an index was read under; a change re-reads every note
 
 
 def load_config(vault_root: Path) -> Config:
-    """Read <vault>/kbgraph.toml; a missing file means all defaults."""
+    """Read <vault>/kbgraph.toml over the profile the last index inferred from the vault's frontmatter
+    (<vault>/.kbgraph/profile.json, written by the index, never by hand): a setting the file makes wins,
+    an inferred one fills what it leaves; a missing file means the defaults and the inferred profile."""
+    raw, source = user_config(vault_root)
+    inferred = stored_profile(vault_root) if profile_inference_on(raw) else {}
+    return config_from_dict(merge_inferred(raw, inferred), source=source)
+
+
+def user_config(vault_root: Path) -> tuple[dict, str]:
+    """The vault's own kbgraph.toml as a dict ({} when there is none) and the name errors give it."""
     path = vault_root / CONFIG_NAME
     if not path.exists():
-        return config_from_dict({})  # the defaults, with what the environment overrides (KBG_EMBEDDER)
+        return {}, CONFIG_NAME  # the defaults, with what the environment overrides (KBG_EMBEDDER)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8")), str(path)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc}); fix the file or delete it to use defaults") from exc
-    return config_from_dict(raw, source=str(path))
+
+
+PROFILE_NAME = "profile.json"  # in the index folder: what the last index inferred from the vault
+
+
+def profile_inference_on(raw: dict) -> bool:
+    """`[profile] infer = false` in kbgraph.toml turns inference off (the vault is then read as configured)."""
+    value = (raw.get("profile") or {}).get("infer", True) if isinstance(raw.get("profile"), dict) else True
+    if not isinstance(value, bool):
+        raise ConfigError(f"{CONFIG_NAME}: profile.infer must be true or false, got {value!r}")
+    return value
+
+
+def stored_profile(vault_root: Path) -> dict:
+    """The inferred profile the last index wrote ({} when none, or when the file is unreadable: the next
+    index infers it again)."""
+    import json
+
+    try:
+        data = json.loads((vault_root / ".kbgraph" / PROFILE_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    profile = data.get("profile") if isinstance(data, dict) else None
+    return profile if isinstance(profile, dict) else {}
+
+
+def merge_inferred(user: dict, inferred: dict) -> dict:
+    """user's settings with the inferred ones it leaves unset: a key, a relation type, a page rule's
+    `when` or an entity type the user configured is theirs; the inferred profile only adds."""
+    if not inferred:
+        return user
+    import copy
+
+    out = copy.deepcopy(user)
+    if not all(isinstance(out.get(t, {}), dict) for t in ("entities", "relations", "kinds")):
+        return out  # config_from_dict says what is wrong with the user's file
+    mine_entities = out.setdefault("entities", {})
+    theirs = inferred.get("entities") or {}
+    if theirs.get("types") and isinstance(mine_entities.get("types", []), list):
+        mine_entities["types"] = list(mine_entities.get("types", [])) + [
+            t for t in theirs["types"] if t not in mine_entities.get("types", [])]
+    for table in ("like", "references"):
+        if theirs.get(table) and isinstance(mine_entities.get(table, {}), dict):
+            mine_entities[table] = {**theirs[table], **mine_entities.get(table, {})}
+    if theirs.get("pages") and isinstance(mine_entities.get("pages", []), list):
+        mine = [r for r in mine_entities.get("pages", []) if isinstance(r, dict)]
+        whens, types = {r.get("when") for r in mine} - {None}, {r.get("type") for r in mine}
+        mine_entities["pages"] = list(mine_entities.get("pages", [])) + [
+            r for r in theirs["pages"] if r.get("when") not in whens and r.get("type") not in types]
+    if not mine_entities:
+        out.pop("entities", None)
+    mine_relations = out.setdefault("relations", {})
+    for table in ("types", "frontmatter"):
+        found = (inferred.get("relations") or {}).get(table)
+        if found and isinstance(mine_relations.get(table, {}), dict):
+            mine_relations[table] = {**found, **mine_relations.get(table, {})}
+    if not mine_relations:
+        out.pop("relations", None)
+    if inferred.get("kinds"):
+        out["kinds"] = {**inferred["kinds"], **out.get("kinds", {})}
+    return out
 
 
 _KNOWN_KEYS = {
-    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search", "graph", "me", "access"},
+    "": {"index", "kinds", "entities", "relations", "extract", "resolve", "search", "graph", "me", "access",
+         "profile"},
+    "profile": {"infer"},
     "access": {"owner", "visibility", "sensitivity", "folders"},
     "graph": {"rules"},
     "index": {"ignore", "extensions", "max_file_mb", "chunk_chars"},
@@ -396,6 +481,7 @@ def config_from_dict(raw: dict, source: str = CONFIG_NAME) -> Config:
                                                      vocabulary, source, _like(entities, entity_types, source)),
         inference_rules=_inference_rules(_table(_table(raw, "graph", source), "rules", source), vocabulary, source),
         me=_me(_table(raw, "me", source), source),
+        infer_profile=profile_inference_on(raw),
         access_rules=_access_rules(_table(raw, "access", source), source),
         fingerprint=_fingerprint(raw),
     )
@@ -681,14 +767,25 @@ def _page_rules(raw: object, entity_types, source: str) -> list[PageRule]:
         raise ConfigError(f"{source}: [[entities.pages]] must be an array of tables")
     rules = []
     for rule in raw:
-        unknown = set(rule) - {"when", "type", "name", "aliases"}
-        if unknown or not isinstance(rule.get("when"), str) or rule.get("type") not in entity_types:
-            raise ConfigError(f"{source}: each [[entities.pages]] needs when = \"frontmatter key\" and a known "
-                              f"type ({', '.join(entity_types)}); unknown keys: {', '.join(sorted(unknown)) or 'none'}")
+        unknown = set(rule) - {"when", "type", "name", "aliases", "path"}
+        keyed = isinstance(rule.get("when"), str) != isinstance(rule.get("path"), str)
+        if unknown or not keyed or rule.get("type") not in entity_types:
+            raise ConfigError(f"{source}: each [[entities.pages]] needs when = \"frontmatter key\" (or path ="
+                              f" \"regex\") and a known type ({', '.join(entity_types)}); unknown keys:"
+                              f" {', '.join(sorted(unknown)) or 'none'}")
         if not isinstance(rule.get("name", ""), str):
             raise ConfigError(f"{source}: [[entities.pages]] name must be a template string, as \"{{title}}\"")
-        rules.append(PageRule(rule["when"], rule["type"], rule.get("name", "{title}"),
-                              tuple(_str_list(rule.get("aliases", []), "entities.pages.aliases", source))))
+        if "path" in rule:
+            import re
+
+            try:
+                if re.compile(rule["path"]).groups < 1:
+                    raise ConfigError(f"{source}: [[entities.pages]] path needs one (group) holding the number")
+            except re.error as exc:
+                raise ConfigError(f"{source}: [[entities.pages]] path is not a valid regex ({exc})") from None
+        rules.append(PageRule(rule.get("when", ""), rule["type"], rule.get("name", "{title}"),
+                              tuple(_str_list(rule.get("aliases", []), "entities.pages.aliases", source)),
+                              rule.get("path")))
     return rules
 
 

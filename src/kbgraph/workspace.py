@@ -40,20 +40,31 @@ class Workspace:
         self.close()
 
 
-def init_vault(path: str | os.PathLike, me: str | None = None) -> tuple[Path, bool]:
+def init_vault(path: str | os.PathLike, me: str | None = None, infer: bool = False) -> tuple[Path, bool]:
     """Make path a vault: write kbgraph.toml (unless present) and create .kbgraph/. Returns (root, created).
-    me: the person the vault belongs to, written as `[me] name` (appended; nothing else in the file changes)."""
+    me: the person the vault belongs to, written as `[me] name` (appended; nothing else in the file changes).
+    infer: write the profile inferred from the notes' frontmatter (`kbg profile show`) instead of the
+    commented template; refused where a kbgraph.toml exists (it is never overwritten)."""
     root = Path(path).expanduser()
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a directory")
     if me is not None and (not me.strip() or "\n" in me or "\r" in me):
         raise InvalidInput(f"`me` must be a person's name on one line, got {me!r}", param="me")
+    if infer and (root / CONFIG_NAME).exists():
+        raise InvalidInput(f"{root / CONFIG_NAME} exists and is never overwritten; `kbg profile show` prints the"
+                           " inferred profile to copy from", param="infer")
+    text = DEFAULT_TEMPLATE
+    if infer and root.is_dir():
+        from .ingest.profile_stage import infer_vault_profile
+        from .profile.toml_text import profile_toml
+
+        text = profile_toml(infer_vault_profile(root))
     try:
         root.mkdir(parents=True, exist_ok=True)
         config = root / CONFIG_NAME
         created = not config.exists()
         if created:
-            config.write_text(DEFAULT_TEMPLATE, encoding="utf-8")
+            config.write_text(text, encoding="utf-8")
         (root / INDEX_DIR).mkdir(exist_ok=True)
     except OSError as exc:
         raise InvalidInput(f"cannot make {root} a vault: {exc.strerror}") from None

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "restore": ("portable_cmd", "restore"),
     "model": ("model_cmd", "model"),
     "resolve": ("resolve_cmd", "resolve"),
+    "profile": ("profile_cmd", "profile"),
     "graph": ("graph_cmd", "graph"),
     "fact": ("memory_cmd", "fact"),
     "loop": ("memory_cmd", "loop"),

@@ -20,19 +20,22 @@ INDEX_LOCK_WAIT = 600.0
 @click.argument("path", required=False)
 @click.option("--me", default=None, metavar="NAME",
               help="Whose vault it is (your own page's name): \"my manager\" in `kbg recall` is read from them.")
+@click.option("--infer", is_flag=True,
+              help="Write the profile inferred from the notes' frontmatter (`kbg profile show`) as kbgraph.toml; "
+                   "refused where one exists.")
 @json_option
 @click.pass_context
-def init(ctx: click.Context, path: str | None, me: str | None, as_json: bool) -> None:
+def init(ctx: click.Context, path: str | None, me: str | None, infer: bool, as_json: bool) -> None:
     """Make PATH (default: the vault given before the command, else the current folder) a vault: writes
     kbgraph.toml; the index lives in PATH/.kbgraph/."""
     from ..workspace import init_vault
 
     # `kbg --vault X init` means X, as for every other command (it made the current folder a vault).
-    root, created = init_vault(path or ctx.meta.get("kbg_vault") or ".", me=me)
+    root, created = init_vault(path or ctx.meta.get("kbg_vault") or ".", me=me, infer=infer)
     if as_json:
         from .output import print_json
 
-        print_json({"vault": str(root), "created_config": created, "me": me})
+        print_json({"vault": str(root), "created_config": created, "me": me, "inferred": infer})
         return
     verb = "Created" if created else "Kept existing"
     print(f"{verb} {root / 'kbgraph.toml'}\nNext: kbg index --vault {root}")

@@ -29,6 +29,7 @@ def sync_page_memory(store: Store, root: Path, config, now: str) -> list[Problem
     from ..ingest.vault import FrontmatterError, file_entry, read_file, split_frontmatter
 
     pages = {page["doc_id"]: page for page in store.memory_page_states()}
+    homes = store.memory_homes()
     for page in pages.values():
         governance = (page["owner"], page["visibility"], page["sensitivity"])
         if page["synced_hash"] == page["content_hash"]:
@@ -46,11 +47,14 @@ def sync_page_memory(store: Store, root: Path, config, now: str) -> list[Problem
         except FrontmatterError:
             continue
         facts, loops, problems = parse_memory_lines(raw.text, body_offset)
+        if not (facts or loops or problems) and page["doc_id"] not in homes:
+            store.save_memory_page(page["doc_id"], raw.content_hash, [])  # nothing said, nothing held: no sync
+            continue
         store.rehome_memory(page["doc_id"], page["path"], page["entity_key"], page["entity_name"], governance)
         _sync_facts(store, page, facts, now, broken=[p.raw for p in problems if p.title == FACTS])
         _sync_loops(store, page, loops, now, broken=[p.raw for p in problems if p.title == LOOPS])
         store.save_memory_page(page["doc_id"], raw.content_hash, [(p.line, p.message) for p in problems])
-    for doc_id in store.memory_homes() - set(pages):  # a page deleted, or no longer an entity's page
+    for doc_id in homes - set(pages):  # a page deleted, or no longer an entity's page
         _sync_facts(store, None, [], now, doc_id)
         _sync_loops(store, None, [], now, doc_id)
     paths = {page["path"] for page in pages.values()}

@@ -102,7 +102,7 @@ def assemble_entities(
     for claim in sorted((c for c in claims if c.role != "page"), key=lambda c: (c.doc_path, c.name)):
         target = (links or {}).get((claim.doc_path, claim.type, name_key(claim.name)))
         if target not in specs:
-            target = _resolve_reference(claim, specs, by_name)
+            target = _resolve_reference(claim, specs, by_name) or _page_of_handle(claim, specs, by_name)
             handle = handles.get((claim.type, name_key(claim.name)))
             if handle is not None and (target is None or specs[target].page_doc_id is None):
                 target = entity_key(claim.type, handle)  # "liggitt" where "@liggitt" is written too
@@ -237,6 +237,22 @@ def _handle_spellings(claims: list[EntityClaim]) -> dict[tuple[str, str], str]:
 
 
 _LONE_HANDLE = re.compile(r"@[^\W_][\w.-]*")
+
+
+def _page_of_handle(claim: EntityClaim, specs: dict[str, _Builder], by_name: dict[str, list[str]]) -> str | None:
+    """"@liggitt" names the person whose page is named Liggitt (one word, the handle without its @), and
+    becomes an alias of that page's entity, so "@liggitt" in prose finds the page too."""
+    if not _LONE_HANDLE.fullmatch(claim.name):
+        return None
+    paged = [k for k in by_name.get(name_key(claim.name[1:]), []) if specs[k].type == claim.type
+             and specs[k].page_doc_id is not None]
+    if len(paged) != 1:
+        return None
+    spec = specs[paged[0]]
+    if claim.name not in spec.aliases:
+        spec.aliases.append(claim.name)
+        by_name.setdefault(name_key(claim.name), []).append(spec.key)
+    return spec.key
 
 
 def _resolve_reference(claim: EntityClaim, specs: dict[str, _Builder], by_name: dict[str, list[str]]) -> str | None:

@@ -34,6 +34,8 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, *, acce
     if len(key) > 500:
         raise InvalidInput("name too long (over 500 characters)")
     named = entities_named(store, key, entity_type, access=access)
+    if not named:
+        named = _by_handle(store, key, entity_type, access) or _by_identifier(store, key, entity_type, access)
     unresolved = _open_questions(store, name, named, entity_type, access) if questions else []
     if len(named) == 1 and not unresolved:
         return named[0]
@@ -43,6 +45,39 @@ def find_entity(store: Store, name: str, entity_type: str | None = None, *, acce
     what = entity_type or "entity"
     hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
     raise NotFound(f"no {what} named {name!r}{hint}")
+
+
+def _by_identifier(store: Store, key: str, entity_type: str | None, access: Access) -> list[Entity]:
+    """An identifier in any common spelling: "kep 2291", "KEP2291", "kep-02291" find KEP-2291."""
+    import re
+
+    from .values import identifier_of
+
+    found = identifier_of(key.upper())
+    if found is None:
+        return []
+    prefix, number = found
+    digits = re.sub(r"\D", "", key)
+    for spelling in dict.fromkeys((f"{prefix}-{number}", f"{prefix}-{digits}", f"{prefix} {number}",
+                                   f"{prefix}{number}", f"{prefix} {digits}")):
+        named = entities_named(store, name_key(spelling), entity_type, access=access)
+        if named and name_key(spelling) != key:
+            return named
+    return []
+
+
+def _by_handle(store: Store, key: str, entity_type: str | None, access: Access) -> list[Entity]:
+    """A handle is one person however it is written: "liggitt" finds @liggitt, "@liggitt" the page
+    named Liggitt (a lone word only: "Ana Lima" is no handle)."""
+    from .values import LONE_HANDLE, identifier_of
+
+    if key.startswith("@") and LONE_HANDLE.fullmatch(key):
+        other = key[1:]
+    elif not key.startswith("@") and LONE_HANDLE.fullmatch("@" + key) and identifier_of(key) is None:
+        other = "@" + key
+    else:
+        return []
+    return [e for e in entities_named(store, other, entity_type, access=access) if e.type == "person"]
 
 
 def entities_named(store: Store, key: str, entity_type: str | None = None, *, access: Access) -> list[Entity]:

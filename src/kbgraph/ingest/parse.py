@@ -15,6 +15,7 @@ from ..model import EntityDecl, PageRelationLine, ParsedDocument
 from ..pages.relation_lines import parse_relation_lines
 from ..entities.assemble import LINE_TARGET_FIELD
 from ..entities.names import as_name_list, name_key
+from ..entities.values import PLACEHOLDERS, person_value
 from .vault import RawFile, date_from_path, parse_date, split_frontmatter
 
 GOVERNANCE_VISIBILITY = ("private", "team", "public")
@@ -41,7 +42,7 @@ def parse_document(path: str, raw: RawFile, config: Config) -> ParsedDocument:
     date = parse_date(frontmatter.get("date")) or date_from_path(path)
     tags = tuple(t.lstrip("#") for t in as_name_list(frontmatter.get("tags")))
     chunks = chunk_sections(sections, body_start, raw.text, config.chunk_chars)
-    entities = declared_entities(kind, frontmatter, h1, stem, config)
+    entities = declared_entities(kind, frontmatter, h1, stem, config, path)
     relation_lines = page_relations(raw.text, body_start, entities, config) if is_markdown else []
     if entities and entities[0].role == "page" and config.frontmatter_relations:
         mapped = frontmatter_relations(raw.text, frontmatter, entities[0], config)
@@ -87,8 +88,9 @@ def governance(path: str, frontmatter: dict, config: Config) -> dict:
 
 
 def document_kind(path: str, frontmatter: dict, config: Config) -> str:
-    """Frontmatter `type:`, else the deepest folder with a kind rule, else `note`."""
-    declared = _text(frontmatter.get("type"))
+    """Frontmatter `type:` (or `kind:`), else the deepest folder with a kind rule, else the type of the
+    page rule it matches, else `note`."""
+    declared = _text(frontmatter.get("type")) or _text(frontmatter.get("kind"))
     if declared:
         return declared.strip().lower()
     folders = path.split("/")[:-1]
@@ -96,38 +98,41 @@ def document_kind(path: str, frontmatter: dict, config: Config) -> str:
         kind = config.folder_kinds.get(folder.lower())
         if kind:
             return kind
-    return "note"
+    rule = next((r for r in config.page_rules if r.matches(path, frontmatter) is not None), None)
+    return rule.type if rule else "note"  # a KEP page (kep-number: 2291) is a kep
 
 
 def declared_entities(
-    kind: str, frontmatter: dict, h1: str | None, stem: str, config: Config
+    kind: str, frontmatter: dict, h1: str | None, stem: str, config: Config, path: str = ""
 ) -> list[EntityDecl]:
     """The entity a page is about (if it is a page), and every entity its frontmatter references."""
     decls: list[EntityDecl] = []
+    rule, number = next(((r, n) for r in config.page_rules if (n := r.matches(path, frontmatter)) is not None),
+                        (None, ""))
     page_type = config.page_kinds.get(kind)
-    rule = None if page_type else next((r for r in config.page_rules if _text(frontmatter.get(r.when))), None)
+    if page_type and not (rule and kind == rule.type and not _text(frontmatter.get("type"))
+                          and not _text(frontmatter.get("kind"))):
+        rule = None  # a page by its type or folder is named as such; a rule names the others
     if page_type or rule:
         name = _text(frontmatter.get("name")) or _text(frontmatter.get("title")) or h1 or stem
         aliases = as_name_list(frontmatter.get("aliases")) + as_name_list(frontmatter.get("alias"))
         if rule:
             page_type, title = rule.type, name
-            name = _render(rule.name, frontmatter) or title
-            aliases = [a for a in (_render(t, frontmatter) for t in rule.aliases) if a and a != name] + aliases
+            given = {**frontmatter, "int": str(int(number))} if number.isdecimal() else frontmatter
+            name = _render(rule.name, given) or title
+            aliases = [a for a in (_render(t, given) for t in rule.aliases) if a and a != name] + aliases
         attributes = {
             k: v for k, v in frontmatter.items() if k not in _NOT_ATTRIBUTES and isinstance(v, (str, int, float, list))
         }
         decls.append(EntityDecl(page_type, name, tuple(dict.fromkeys(aliases)), "page", None, attributes))
     for field_name, entity_type in config.references.items():
         for name in as_name_list(frontmatter.get(field_name)):
-            if name_key(name) not in PLACEHOLDERS:
-                decls.append(EntityDecl(entity_type, name, (), "reference", field_name))
+            if name_key(name) in PLACEHOLDERS:
+                continue
+            read = person_value(name) if entity_type == "person" else (entity_type, name)
+            if read is not None:  # a sentence names no one; a group (sig-node) is a team
+                decls.append(EntityDecl(read[0], read[1], (), "reference", field_name))
     return decls
-
-
-# Values a template leaves in a reference until someone is named: no one, never an entity (an entity
-# "TBD" would also claim every "TBD" in the vault's text as a mention of it).
-PLACEHOLDERS = frozenset({"tbd", "tba", "tbc", "to be determined", "n/a", "na", "none", "nobody", "no one",
-                          "unknown", "unassigned", "todo", "null", "nil", "-", "--", "—", "?", "??", "xxx"})
 
 
 def page_relations(text: str, body_start: int, entities: list[EntityDecl], config: Config) -> list[PageRelationLine]:
@@ -196,6 +201,11 @@ def frontmatter_relations(text: str, frontmatter: dict, page: EntityDecl, config
                 if not found or not found.group(1):
                     continue
                 value = found.group(1)
+            elif mapping.entity == "person":
+                read = person_value(value)
+                if read is None or read[0] != "person":
+                    continue  # a sentence or a group ("sig-node" approves nothing as a person)
+                value = read[1]
             number = str(int(value)) if value.isascii() and value.isdecimal() else value
             name = mapping.name.replace("{int}", number).replace("{value}", value)
             out.append(PageRelationLine(key_line, line_type, name, source=f"frontmatter:{mapping.key}",

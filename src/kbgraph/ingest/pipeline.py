@@ -37,6 +37,7 @@ from ..entities.mentions import MentionMatcher, find_document_mentions
 from ..model import TIER_THRESHOLDS, IndexReport, Link, Mention, ParsedDocument, Problem, TextReady
 from ..entities.names import name_key, page_link_keys
 from .parse import parse_document
+from .profile_stage import profile_stage
 from ..store.base import DocState, Store
 from .vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
 from ..workspace import Workspace
@@ -750,6 +751,7 @@ class Pipeline:
         return cls(
             [
                 ("walk", walk_stage),
+                ("profile", profile_stage),
                 ("plan", plan_stage),
                 ("documents", documents_stage),
                 ("entities", entities_stage),

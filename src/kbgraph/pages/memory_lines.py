@@ -127,6 +127,10 @@ def read_loop(raw: str, line: int = 0) -> LoopLine | str:
 
 def section_ranges(body: str, title: str) -> list[tuple[int, int, int]]:
     """(heading start, content start, end) of each level-2 section called title in body."""
+    from .relation_lines import may_have_section
+
+    if not may_have_section(body, title):
+        return []
     sections, _ = parse_sections(body)
     out = []
     for index, section in enumerate(sections):

@@ -78,8 +78,17 @@ def safe_target(name: str) -> bool:
     return bool(name.strip()) and not re.search(r"[\[\]|#\n]", name)
 
 
+def may_have_section(body: str, title: str) -> bool:
+    """False when no line of body could be the level-2 heading `## title` (parse_sections reads ATX
+    headings only): most pages have no such section, and parsing their sections to find out cost a
+    second per 700 pages."""
+    return re.search(rf"(?im)^ {{0,3}}##[ \t]+{re.escape(title)}[ \t]*(?:#+[ \t]*)?$", body) is not None
+
+
 def _relations_ranges(body: str) -> list[tuple[int, int, int]]:
     """(heading start, content start, end) of each level-2 `## Relations` section in body."""
+    if not may_have_section(body, SECTION_TITLE):
+        return []
     sections, _ = parse_sections(body)
     out = []
     for index, section in enumerate(sections):

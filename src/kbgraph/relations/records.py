@@ -14,7 +14,7 @@ import re
 from typing import Any
 from .. import clock
 from ..access import LOCAL, Access
-from ..errors import InvalidInput, NotFound
+from ..errors import Ambiguous, InvalidInput, NotFound
 from ..entities.lookup import find_entity
 from ..model import Entity, Problem
 from ..entities.names import name_key, page_link_keys
@@ -188,6 +188,7 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
     desired: dict[tuple[int, int, str], list[dict]] = {}
     problems: list[Problem] = []
     stems: dict[str, set[int]] = {}  # a page's file name, as a [[link]] may give it; built when first needed
+    found: dict = {}  # (name, type hint) -> its entity or why none: a run asks find_entity once per name
     for line in store.page_relation_lines():
         where = f"{line['path']}:{line['line']}"
         if line["problem"]:
@@ -197,7 +198,7 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
         if page is None:
             continue
         try:
-            key, fields = _line_relation(store, vocab, page, line, stems)
+            key, fields = _line_relation(store, vocab, page, line, stems, found)
         except (InvalidInput, NotFound) as exc:
             problems.append(Problem(where, str(exc), "warning"))
             continue
@@ -229,13 +230,17 @@ def sync_page_relations(store: Store, vocab: Vocabulary, now: str) -> list[Probl
     return problems
 
 
-def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], line: dict, stems: dict[str, set[int]]):
+def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], line: dict, stems: dict[str, set[int]],
+                   found: dict | None = None):
     from ..errors import Ambiguous
 
-    page_entity = store.get_entity(LOCAL, page[0])  # the index reading its own pages
+    memo: dict = {} if found is None else found
+    if ("\0page", page[0]) not in memo:
+        memo[("\0page", page[0])] = store.get_entity(LOCAL, page[0])  # the index reading its own pages
+    page_entity = memo[("\0page", page[0])]
     hint = vocab.target_type_hint(line["type"], page_entity.type)
     try:
-        other = find_entity(store, line["target"], hint, access=LOCAL)  # the index resolving its own lines
+        other = _found(store, line["target"], hint, memo)
     except Ambiguous as exc:
         why = str(exc).removeprefix("ambiguous: ")
         raise InvalidInput(f"{_UNRESOLVED_AMBIGUOUS}{line['type']} [[{line['target']}]]: {why}; write the full name "
@@ -259,6 +264,20 @@ def _line_relation(store: Store, vocab: Vocabulary, page: tuple[int, str, str], 
         "from_frontmatter": (line["source"] or "").startswith("frontmatter:"),
         "doc_date": line.get("doc_date"),
     }
+
+
+def _found(store: Store, target: str, hint: str | None, memo: dict):
+    """find_entity, asked once per (name, type) in a run over every line: 654 KEPs name sig-node 654 times."""
+    key = (target, hint)
+    if key not in memo:
+        try:
+            memo[key] = find_entity(store, target, hint, access=LOCAL)  # the index resolving its own lines
+        except (Ambiguous, InvalidInput, NotFound) as exc:
+            memo[key] = exc
+    found = memo[key]
+    if isinstance(found, Exception):
+        raise found
+    return found
 
 
 def _dated(chosen: dict, options: list[dict]) -> dict:

@@ -11,7 +11,8 @@ inverted index and a mention is scored only against the entities it shares a key
 - ``k:``  the given-name group of a diminutive ("bob" and "robert" both give ``k:robert``);
 - ``p:`` / ``y:``  metaphone / NYSIIS of each word, for misspellings ("Arjoon");
 - ``i:``  initials ("Arjun Mehta" and "AM" both give ``i:am``); an acronym ("API", resolve/acronyms.py)
-  is no one's initials and has its ``n:`` key only;
+  is no one's initials and has its ``n:`` key only; so has an identifier (KEP-2291, "kep 2291", RFC 2119:
+  ``n:kep2291``), which is matched exactly or not at all;
 - ``u:``  user-name shapes (arjunmehta, amehta, arjunm, mehtaa...) and the local part of an
   email or an ``@handle``, so "@amehta" finds Arjun Mehta;
 - ``e:``  a whole email address.
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from ..entities.names import fold
+from ..entities.values import identifier_of
 from ._optional import require
 from .acronyms import ACRONYMS
 from .nicknames import canonical_given_name
@@ -70,7 +72,7 @@ class ParsedName:
     """A surface form reduced to what matching needs."""
 
     text: str  # the cleaned surface: no wrapping quotes, no '@', an email's local part
-    kind: str  # "name" | "handle" | "email" | "initials" | "acronym" (resolve/acronyms.py)
+    kind: str  # "name" | "handle" | "email" | "initials" | "acronym" (resolve/acronyms.py) | "identifier"
     tokens: tuple[str, ...]  # folded, lower-cased; apostrophes joined ("o'brien" -> "obrien")
     compact: str  # the exact-claim key: tokens joined; a handle keeps its '-', '_', '.'
     email: str | None = None  # the whole address when the surface is one
@@ -118,6 +120,10 @@ def parse_name(text: str) -> ParsedName:
         tokens = _tokens(_CAMEL.sub(" ", handle)) or _tokens(cleaned)
         # A handle is an identifier: "d-nishi" and "dnishi" are two accounts, "KnVerey" and "knverey" one.
         return ParsedName(handle, "handle", tokens, _HANDLE_JUNK.sub("", fold(handle).casefold()) or "".join(tokens))
+    identifier = identifier_of(cleaned)
+    if identifier is not None:  # KEP-2291, "kep 2291", RFC 2119: matched exactly, never as a person's name
+        compact = f"{identifier[0].casefold()}{identifier[1]}"
+        return ParsedName(cleaned, "identifier", (identifier[0].casefold(), str(identifier[1])), compact)
     tokens = _tokens(cleaned) or (fold(cleaned).casefold(),)
     tokens, generation = _generation(tokens)
     if generation:  # "Henry Ford II": the compact name keeps the mark, so it claims no other generation's name
@@ -158,7 +164,7 @@ def blocking_keys(name: str, emails: tuple[str, ...] | list[str] = ()) -> frozen
 
 def name_keys(parsed: ParsedName) -> frozenset[str]:
     keys = {"n:" + parsed.compact}
-    if parsed.kind == "acronym":
+    if parsed.kind in ("acronym", "identifier"):
         return frozenset(keys)  # only an entity named or aliased so exactly
     if parsed.email:
         keys |= email_keys(parsed.email)
@@ -192,7 +198,7 @@ def email_local(email: str) -> str:
 
 def user_name_shapes(parsed: ParsedName) -> frozenset[str]:
     """The user names people build from a name: arjunmehta, amehta, arjunm, mehtaarjun, mehtaa."""
-    if parsed.kind in ("initials", "acronym"):
+    if parsed.kind in ("initials", "acronym", "identifier"):
         return frozenset()
     words = parsed.words
     if len(words) < 2:

@@ -17,10 +17,12 @@ Pure: the entity stage gives it the assembled records and the decision log, and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..errors import InvalidInput
 from ..model import EntityClaim, EntityRecord
+from .keys import surface_key
 from .model import Candidate, EntityProfile, MentionInfo
 from .scoring import DEFAULT_WEIGHTS, Thresholds, Weights
 
@@ -57,11 +59,29 @@ def resolve_references(
     anchored_keys = {c_key for c_key in _anchored(records, claims)}
     if all(record.key in anchored_keys for record in records):
         return []  # nothing to decide (only referenced-only entities get a decision): no profiles to build
-    from .resolver import ResolverIndex  # after that return: it loads the fuzzy matcher (~15 ms)
-
+    # After that return only: the resolver index below loads the fuzzy matcher (~15 ms).
     index_of = {r.key: i for i, r in enumerate(records)}
     owner = _owner(records, claims, index_of, resolved or {})
     context = _context(claims, owner)
+    rejected = _rejections(decided, index_of)
+    near_misses = _handle_near_misses(records, claims, owner, anchored_keys, rejected, weights, thresholds)
+    return near_misses + _resolve_against_pages(records, claims, rejected, weights, thresholds, anchored_keys,
+                                                owner, context, {d.record_key for d in near_misses})
+
+
+def _rejections(decided: dict[tuple[str, str], str], index_of: dict[str, int]) -> dict[str, frozenset[int]]:
+    """surface key -> the records the user said it is not: read once, not once per name and record."""
+    out: dict[str, set[int]] = {}
+    for (surface, entity_key), outcome in decided.items():
+        if outcome == "rejected" and entity_key in index_of:
+            out.setdefault(surface, set()).add(index_of[entity_key])
+    return {surface: frozenset(ids) for surface, ids in out.items()}
+
+
+def _resolve_against_pages(records, claims, rejected, weights, thresholds, anchored_keys, owner, context,
+                           asked: set[str]) -> list[ReferenceDecision]:
+    from .resolver import ResolverIndex
+
     profiles = []
     for i, record in enumerate(records):
         if record.key in anchored_keys:
@@ -78,9 +98,9 @@ def resolve_references(
     confirmed = _confirmed_names(records, anchored_keys)
     out = []
     for i, record in enumerate(records):
-        if record.key in anchored_keys:
+        if record.key in anchored_keys or record.key in asked:
             continue
-        decision = _resolve_one(resolver, record, context.get(i, frozenset()), records, decided, confirmed)
+        decision = _resolve_one(resolver, record, context.get(i, frozenset()), rejected, confirmed)
         if decision is not None:
             out.append(
                 ReferenceDecision(
@@ -98,7 +118,59 @@ def resolve_references(
     return out
 
 
-def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], records, decided,
+ESTABLISHED_HANDLE_DOCS = 3  # a handle this many notes use is someone
+# A handle written without its @ (a kbgraph.toml with strip = "@"): one lower-case word, digits allowed.
+_BARE_HANDLE = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]")
+SLIP_RATIO = 5  # a handle one slip from one used this many times as often may be that one misspelt
+
+
+def _handle_near_misses(records, claims, owner, anchored: set[str], rejected, weights, thresholds
+                        ) -> list[ReferenceDecision]:
+    """A rarely used @handle one slip away from a handle five times as many notes use (@liggit in 10
+    KEPs, @ligitt in 1, beside @liggitt in 150) is asked about, never silently a new person nor silently
+    merged: no page stands behind either, so the comparison with pages does not reach it. One question
+    per handle, about the most used one it may mean."""
+    from ..entities.values import LONE_HANDLE, is_group
+    from .resolver import ResolverIndex
+
+    docs: dict[int, set[int]] = {}
+    for claim in claims:
+        if claim.role != "page" and owner.get(claim) is not None:
+            docs.setdefault(owner[claim], set()).add(claim.doc_id)
+    handles = [i for i, r in enumerate(records) if r.type == "person" and r.key not in anchored
+               and (LONE_HANDLE.fullmatch(r.name) or _BARE_HANDLE.fullmatch(r.name)) and not is_group(r.name)]
+    established = [i for i in handles if len(docs.get(i, ())) >= ESTABLISHED_HANDLE_DOCS]
+    if not established:
+        return []
+    resolver = ResolverIndex([EntityProfile(i, "person", records[i].name) for i in established],
+                             weights=weights, thresholds=thresholds)
+    paths: dict[int, str] = {c.doc_id: c.doc_path for c in claims}
+    out = []
+    for i in handles:
+        uses = len(docs.get(i, ()))
+        key = surface_key(records[i].name)
+        no = frozenset((key, j) for j in rejected.get(key, frozenset()) | {i})
+        try:
+            decision = resolver.resolve(MentionInfo(records[i].name, "person"), rejected=no)
+        except InvalidInput:
+            continue
+        if decision.outcome not in ("ask", "auto-link"):
+            continue
+        candidates = tuple(c for c in decision.candidates if c.score >= thresholds.ask
+                           and len(docs.get(c.entity_id, ())) >= SLIP_RATIO * uses)
+        if not candidates:
+            continue
+        candidates = (max(candidates, key=lambda c: (len(docs.get(c.entity_id, ())), c.score)),)  # the one meant
+        where = sorted(paths[d] for d in docs.get(i, ()) if paths.get(d))
+        out.append(ReferenceDecision(records[i].key, records[i].name, "person", decision.key, "ask",
+                                     tuple((records[c.entity_id].key, records[c.entity_id].name, c) for c in candidates),
+                                     where[0] if where else None, tuple(where),
+                                     f"{decision.reason}; a handle {uses} note(s) use, one slip from one"
+                                     f" {len(docs.get(candidates[0].entity_id, ()))} notes use"))
+    return out
+
+
+def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], rejected_of: dict[str, frozenset[int]],
                  confirmed: dict[str, int]):
     from ..entities.names import name_key
     from .keys import surface_key
@@ -111,7 +183,7 @@ def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], record
     # still here comes from another note. It means the entity it was confirmed for, as a lookup of it
     # does, unless this note's context fits another (the resolver asks then); a name another entity
     # also goes by ("Sam", Sam Ortiz's first name) is asked about again, as a lookup lists both.
-    rejected = {i for i, r in enumerate(records) if decided.get((key, r.key)) == "rejected"}
+    rejected = rejected_of.get(key, frozenset())
     chosen = confirmed.get(name_key(record.name))
     yes = frozenset({(key, chosen)}) if chosen is not None and chosen not in rejected else frozenset()
     try:

@@ -126,7 +126,7 @@ class ResolverIndex:
         key = surface_key(mention.surface)
         no = {eid for k, eid in rejected if k == key}
         yes = {eid for k, eid in confirmed if k == key and eid in self._profiles} - no
-        ids = (self._block(parsed, email) | yes) - no
+        ids = self._comparable(parsed, self._block(parsed, email) | yes) - no
         view = MentionView.of(parsed, email, mention.type, frozenset(mention.context))
         scored = sorted(
             (self._score(view, eid, eid in yes) for eid in ids),
@@ -172,6 +172,16 @@ class ResolverIndex:
         ):
             chosen.add(ids[i])
         return exact | chosen
+
+    def _comparable(self, parsed: ParsedName, ids: set[int]) -> set[int]:
+        """An identifier (KEP-1288) is compared with the entity that has it exactly and with nothing
+        else; an entity named by an identifier is a candidate only for a name it has exactly (a title
+        alias): "KEP-1288" is not KEP-1488, nor "kubernetes" a KEP whose title says Kubernetes."""
+        held = self._postings.get("n:" + parsed.compact)
+        exact = {held} if isinstance(held, int) else set(held or ())
+        if parsed.kind == "identifier":
+            return ids & exact
+        return {eid for eid in ids if eid in exact or parse_name(self._profiles[eid].name).kind != "identifier"}
 
     def _known_word(self, word: str) -> bool:
         return ("t:" + word) in self._postings
