@@ -46,12 +46,12 @@ def test_a_kep_vault_finds_its_pages_by_any_spelling_and_asks_only_the_handle_sl
     store = open_store(root)
     try:
         for spelling in ("KEP-2", "kep 2", "KEP2", "kep-0002"):
-            assert find_entity(store, spelling).name == "KEP-2", spelling
+            assert find_entity(store, spelling, access=LOCAL).name == "KEP-2", spelling
         asked = store.decisions(LOCAL, "asked")
         assert [(q["surface"], q["candidate_name"]) for q in asked] == [("@liggit", "@liggitt")]
         names = {e.name for e in store.list_entities(LOCAL) if e.type == "person"}
         assert {"@liggitt", "@liggit"} <= names and "liggitt" not in names  # asked, not merged; bare is @liggitt
-        assert find_entity(store, "liggitt").name == "@liggitt"
+        assert find_entity(store, "liggitt", access=LOCAL).name == "@liggitt"
         keps = {e.name for e in store.list_entities(LOCAL) if e.type == "kep"}
         assert {"KEP-11", "KEP-1288"} <= keps  # referenced identifiers, never asked about as KEP-1 or KEP-128
     finally:
@@ -70,7 +70,7 @@ def test_a_handle_names_the_page_named_by_it(tmp_path):
     try:
         people = [e for e in store.list_entities(LOCAL) if e.type == "person"]
         assert [e.name for e in people] == ["Liggitt"]
-        assert find_entity(store, "@liggitt").name == "Liggitt"
+        assert find_entity(store, "@liggitt", access=LOCAL).name == "Liggitt"
         mentions = store.db.execute("SELECT count(*) FROM mentions WHERE entity_id = ?", [people[0].id]).fetchone()[0]
         assert mentions >= 3  # two frontmatter references and @liggitt in the prose
     finally:

@@ -16,13 +16,14 @@ FLAGS = {
     "min_confidence": "--min-confidence", "doc_path": "--from-doc", "depth": "--depth", "max_hops": "--max-hops",
     "as_of": "--as-of", "direction": "--direction", "by": "--by", "format": "--format", "keep": "--keep",
     "since": "--since", "context": "--context",
-    "budget": "--budget", "items": "--items", "topic": "--for", "names": "ENTITY", "me": "--me",
+    "budget": "--budget", "items": "--items", "topic": "--for", "names": "ENTITY", "me": "--me", "infer": "--infer",
     "kind": "--kind", "due": "--due", "source": "--source", "date": "--date", "on": "--on", "text": "TEXT",
     "fact_id": "ID", "loop_id": "ID", "capture": "the note",
 }
 
 PHRASES = {
     "index the vault": "run `kbg index`",
+    "show the inferred profile and copy from it": "`kbg profile show` prints the inferred profile to copy from",
     "install the model": "run `kbg model install`",
     "export what you can": "`kbg export` what you can",
     "list the documents to see their ids": "`kbg list` shows ids",

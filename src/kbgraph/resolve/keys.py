@@ -42,7 +42,6 @@ from .nicknames import canonical_given_name
 if TYPE_CHECKING:
     from .model import EntityProfile
 
-jellyfish = require("jellyfish")
 
 MAX_NAME_CHARS = 300
 MAX_KEY_TOKENS = 6  # a name's first words carry its identity; more only inflates the index
@@ -218,6 +217,9 @@ def phonetic_codes(word: str) -> tuple[str, str]:
     ascii_word = latin_spelling(word)
     if not ascii_word.isascii() or not ascii_word.isalpha() or len(ascii_word) < 2:
         return "", ""
+    # Imported here: the index's reference reading needs surface_key from this module, not the phonetic
+    # codes, and a one-page write should not load jellyfish for it (tests/test_startup.py).
+    jellyfish = require("jellyfish")
     return jellyfish.metaphone(ascii_word), jellyfish.nysiis(ascii_word)
 
 
