@@ -46,3 +46,11 @@ def test_id_numbers_are_blocked_on():
     records = [DuplicateRecord("a", "person", "Xq Zy", attributes={"id_number": "555 1234"}),
                DuplicateRecord("b", "person", "Wv Ut", attributes={"id_number": "5551234"})]
     assert find_duplicates(records).comparisons == 1
+
+
+def test_twins_whose_given_names_are_a_letter_apart_are_two_people():
+    twins = {**HOME, "dob": "2010-11-16"}
+    assert _weight("Anna Cox", "Hanna Cox", twins, twins) < PROPOSE_WEIGHT  # two real names, not a slip
+    assert _weight("Eric Cox", "Erin Cox", twins, twins) < PROPOSE_WEIGHT
+    assert _weight("Cox Anna", "Robert Cox", twins, twins) < PROPOSE_WEIGHT  # one written surname first
+    assert _weight("Anna Cox", "Anan Cox", twins, twins) >= PROPOSE_WEIGHT  # a slip is still one

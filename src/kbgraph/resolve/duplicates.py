@@ -51,6 +51,7 @@ from ..errors import InvalidInput
 from ._optional import require
 from .keys import GENERATIONS, blocking_keys, normalize_email, parse_name, phonetic_codes
 from .nicknames import canonical_given_name
+from .roster import GIVEN_NAMES
 
 jellyfish = require("jellyfish")
 
@@ -503,7 +504,8 @@ def score_pair(a: Normalised, b: Normalised, frequencies: NameFrequencies | None
         comparisons[len(names):len(names)] = _compare_marks(a, b, names)
     born = any(c.attribute == "dob" and c.level == "exact" for c in comparisons)
     # A surname that differs on one birth date is a slip more often than a relative; a given name never.
-    differs = [c for c in names if c.level == "disagree" and (c.attribute != "surname" or not born)]
+    differs = [c for c in names if c.level == "disagree" and (c.attribute != "surname" or not born
+                                                              or _given_names(c.detail))]
     if differs and not personal:
         comparisons.append(_level("household", "disagree", f"{differs[0].attribute} differs and no email, id number "
                                                            "or handle agrees: another person of one household"))
@@ -575,7 +577,8 @@ def _given_level(x: str, y: str) -> str:
         return "initial"
     if (jellyfish.jaro_winkler_similarity(x, y) >= 0.88 or _first_letter_slip(x, y)
             or min(len(x), len(y)) >= 3 and jellyfish.damerau_levenshtein_distance(x, y) <= 1):  # "Gzry", "oJe"
-        return "typo"
+        # Two real given names a letter apart (Anna / Hanna, Eric / Erin) are two names, as twins are given.
+        return "disagree" if x in GIVEN_NAMES and y in GIVEN_NAMES else "typo"
     return "disagree"
 
 
@@ -605,6 +608,13 @@ def _surname(x: str, y: str, freq: NameFrequencies | None = None) -> Comparison:
 def _similar_surnames(x: str, y: str) -> bool:
     return (jellyfish.jaro_winkler_similarity(x, y) >= 0.9 and jellyfish.damerau_levenshtein_distance(x, y) <= 2
             or _first_letter_slip(x, y))
+
+
+def _given_names(detail: str) -> bool:
+    """Both sides of a differing "surname" are real given names: the names were read the other way round
+    ("Allen Anna" / "Robert Allen"), and it is the given names that differ."""
+    left, _, right = detail.partition(" / ")
+    return left in GIVEN_NAMES and right in GIVEN_NAMES
 
 
 PERSONAL = ("email", "id", "handle")  # identifiers one person has, never a household
