@@ -26,7 +26,16 @@ from kbgraph.embed import register_embedder
 from kbgraph.embed.fake import FakeEmbedder
 
 class SlowFake(FakeEmbedder):
+    calls = 0
+
     def embed(self, texts):
+        # While the gate file exists, the fifth call and later wait (up to a minute): the run stays part-way
+        # however slowly the test's own commands start on a loaded machine. Four calls first (1.6 s), so
+        # the runner has saved vectors and written its status (at most every 0.5 s) before it waits.
+        gate, deadline = os.environ.get("KBG_TEST_EMBED_GATE"), time.monotonic() + 60
+        while self.calls >= 4 and gate and os.path.exists(gate) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        SlowFake.calls += 1
         time.sleep(float(os.environ["KBG_TEST_EMBED_DELAY"]))
         return super().embed(texts)
 
@@ -43,7 +52,8 @@ def slow(tmp_path):
     root.mkdir()
     for i in range(NOTES):
         _note(root, i)
-    env = {"PYTHONPATH": str(site), "KBG_EMBEDDER": "slow-fake", "KBG_TEST_EMBED_DELAY": str(DELAY)}
+    env = {"PYTHONPATH": str(site), "KBG_EMBEDDER": "slow-fake", "KBG_TEST_EMBED_DELAY": str(DELAY),
+           "KBG_TEST_EMBED_GATE": str(tmp_path / "gate")}
     pids: list[int] = []
 
     def kbg(*args: str, code: int = 0):
@@ -58,6 +68,7 @@ def slow(tmp_path):
         return out
 
     kbg.root = root  # type: ignore[attr-defined]
+    kbg.gate = tmp_path / "gate"  # type: ignore[attr-defined]
     yield kbg
     for pid in pids:  # a failed test leaves no embedder behind
         try:
@@ -96,6 +107,9 @@ def _missing(root: Path) -> int:
 
 @pytest.mark.slow
 def test_background_embedding_is_detached_says_how_far_it_is_and_runs_once(slow):
+    # Held part-way until every check of a running embedder is made: at ~4 s a run, it finished first under
+    # load, and the foreground embed that must be refused embedded nothing and succeeded.
+    slow.gate.touch()
     report = slow("index", "--embed", "background", "--json")
     sections = NOTES * SECTIONS
     assert report["embedded"] == 0 and report["vectors_missing"] == sections
@@ -118,6 +132,7 @@ def test_background_embedding_is_detached_says_how_far_it_is_and_runs_once(slow)
     found = slow("search", "gateway", "--json")
     assert any("running in the background" in note for note in found["notes"]), found["notes"]
 
+    slow.gate.unlink()
     done = _until(slow, lambda s: not s["running"])
     assert done["state"] == "done" and done["done"] == sections and done["pid"] == pid
     assert _missing(slow.root) == 0
