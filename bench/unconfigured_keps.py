@@ -87,7 +87,9 @@ def measure(vault: Path) -> dict:
         store.close()
     persons = [e.name for e in entities if e.type == "person"]
     pairs: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    by_type: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for row in relations:
+        by_type[row["type"]].add((_key(row["source"]), _key(row["target"])))
         group = GROUP_OF.get(row["type"])
         if group:
             pair = (_key(row["source"]), _key(row["target"]))
@@ -109,6 +111,7 @@ def measure(vault: Path) -> dict:
         "handle_typos_asked": sorted({s for s in surfaces if s.casefold().lstrip("@") in TYPO_HANDLES}),
         "question_examples": [f"{s!r} == {c}" for s, c in zip(surfaces, candidates)][:30],
         "pairs": {g: sorted(p) for g, p in pairs.items()},
+        "by_type": by_type,
     }
 
 
@@ -131,6 +134,28 @@ def compare(unconfigured: dict, hand: dict) -> dict:
     return out
 
 
+# ground-truth type -> (the unconfigured index's type, the hand-written one's, whether direction is ignored)
+GT_TYPES = {"authored": ("authored", "authored", False), "reviews": ("reviews", "reviews", False),
+            "approves": ("approves", "approves", False), "owned_by": ("owned-by", "owned-by", False),
+            "participating_sig": ("participating-sigs", "participating-sig", False),
+            "see_also": ("related-to", "related-to", True), "replaces": ("replaces", "replaces", False),
+            "superseded_by": ("superseded-by", "superseded-by", False)}
+
+
+def against_ground_truth(runs: dict) -> dict:
+    """Each index's relations scored against ../shared/data/keps/ground_truth.json (bench/extraction_eval.py's
+    reading of it: KEP targets only, names folded)."""
+    from extraction_eval import ground_truth, score
+
+    truth = ground_truth()
+    out = {}
+    for gt, (bare, hand, undirected) in GT_TYPES.items():
+        out[gt] = {name: {k: v for k, v in score(truth[gt], runs[name]["by_type"].get(ours, set()), undirected).items()
+                          if k in ("truth", "found", "precision", "recall")}
+                   for name, ours in (("unconfigured", bare), ("hand-written", hand))}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="The KEPs indexed with no kbgraph.toml, against a hand-written one.")
     parser.add_argument("--json", action="store_true")
@@ -143,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         runs = {"unconfigured": measure(_copy(Path(tmp) / "bare", None)),
                 "hand-written": measure(_copy(Path(tmp) / "hand", KEP_CONFIG))}
-    summary = {"runs": {k: {kk: vv for kk, vv in v.items() if kk != "pairs"} for k, v in runs.items()},
-               "metadata_pairs": compare(runs["unconfigured"], runs["hand-written"])}
+    summary = {"runs": {k: {kk: vv for kk, vv in v.items() if kk not in ("pairs", "by_type")}
+                        for k, v in runs.items()},
+               "metadata_pairs": compare(runs["unconfigured"], runs["hand-written"]),
+               "ground_truth": against_ground_truth(runs)}
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -162,6 +189,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{run['handle_typos_asked'] or 'none'}")
         for example in run["question_examples"][:30]:
             print(f"     {example}")
+    print("== against the ground truth (precision / recall): unconfigured | hand-written")
+    for gt, row in summary["ground_truth"].items():
+        bare, hand = row["unconfigured"], row["hand-written"]
+        print(f"   {gt:18} truth {bare['truth']:>5}  {bare['precision']:.4f} / {bare['recall']:.4f}  |  "
+              f"{hand['precision']:.4f} / {hand['recall']:.4f}")
     print("== metadata pairs, unconfigured against hand-written")
     print(f"   {'group':12} {'hand':>6} {'found':>6} {'recovered':>9} {'share':>7} {'precision':>9}")
     for group, row in summary["metadata_pairs"].items():

@@ -147,6 +147,12 @@ max_file_mb = 10
 # recency_half_life_days = 0
 # document_vectors = "auto"   # centroid, best-section, both; auto: centroid for a pasted paragraph, both otherwise
 
+# Each index infers what the notes' frontmatter keys hold (people, teams, other pages) and mean
+# (authors -> authored, see-also -> related-to): `kbg profile show` prints it as the TOML that would
+# configure it, and what this file configures wins. Turn inference off with:
+# [profile]
+# infer = false
+
 # Relation types beyond the built-in vocabulary (`kbg entity relate --type ...`):
 # [relations.types.advises]
 # inverse = "advised-by"

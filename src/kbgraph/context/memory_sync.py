@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..model import Problem
 from ..pages.memory_lines import FACTS, LOOPS, FactLine, LoopLine, format_fact, parse_memory_lines
+from ..pages.relation_lines import may_have_section
 from ..store.base import Store
 
 
@@ -42,14 +43,14 @@ def sync_page_memory(store: Store, root: Path, config, now: str) -> list[Problem
         raw = read_file(entry, config) if entry else None
         if raw is None or isinstance(raw, Problem):
             continue  # the documents stage reports it; its lines stay as last read
+        if page["doc_id"] not in homes and not any(may_have_section(raw.text, t) for t in (FACTS, LOOPS)):
+            store.save_memory_page(page["doc_id"], raw.content_hash, [])  # nothing said, nothing held: no sync
+            continue
         try:
             _, body_offset = split_frontmatter(raw.text)
         except FrontmatterError:
             continue
         facts, loops, problems = parse_memory_lines(raw.text, body_offset)
-        if not (facts or loops or problems) and page["doc_id"] not in homes:
-            store.save_memory_page(page["doc_id"], raw.content_hash, [])  # nothing said, nothing held: no sync
-            continue
         store.rehome_memory(page["doc_id"], page["path"], page["entity_key"], page["entity_name"], governance)
         _sync_facts(store, page, facts, now, broken=[p.raw for p in problems if p.title == FACTS])
         _sync_loops(store, page, loops, now, broken=[p.raw for p in problems if p.title == LOOPS])

@@ -81,7 +81,9 @@ def safe_target(name: str) -> bool:
 def may_have_section(body: str, title: str) -> bool:
     """False when no line of body could be the level-2 heading `## title` (parse_sections reads ATX
     headings only): most pages have no such section, and parsing their sections to find out cost a
-    second per 700 pages."""
+    second per 700 pages. The heading's text is in body, so its lower-cased title is in body lower-cased."""
+    if title.lower() not in body.lower():
+        return False
     return re.search(rf"(?im)^ {{0,3}}##[ \t]+{re.escape(title)}[ \t]*(?:#+[ \t]*)?$", body) is not None
 
 
