@@ -33,7 +33,7 @@ from kbgraph.entities.sync import sync_entities
 from kbgraph.model import EntityRecord
 from kbgraph.relations.conflicts import KINDS, find_conflicts
 from kbgraph.relations.records import canonical
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 from kbgraph.store.sqlite.store import SqliteStore
 
 CASES = Path(__file__).resolve().parent / "data" / "contradictions.jsonl"

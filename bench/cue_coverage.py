@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from kbgraph.entities.names import name_key  # noqa: E402
 from kbgraph.extract import stage  # noqa: E402
-from kbgraph.relations.vocabulary import Vocabulary  # noqa: E402
+from kbgraph.vocabulary import Vocabulary  # noqa: E402
 
 DATA = REPO / "bench" / "data" / "cues" / "sentences.jsonl"
 VOCAB = Vocabulary()

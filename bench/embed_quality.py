@@ -54,8 +54,8 @@ class RetrievalSet:
 def kep_set(vault: Path = KEP_VAULT) -> RetrievalSet | None:
     if not vault.is_dir():
         return None
-    from kbgraph.ingest.markdown import parse_sections
-    from kbgraph.ingest.vault import split_frontmatter
+    from kbgraph.base.markdown import parse_sections
+    from kbgraph.base.vault import split_frontmatter
 
     queries, pool = [], []
     for path in sorted(vault.glob("*.md")):

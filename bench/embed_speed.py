@@ -51,8 +51,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 def chunk_texts(vault: Path) -> list[str]:
     """Every chunk kbgraph's parser makes from the vault's markdown files."""
     from kbgraph.ingest.chunking import chunk_sections
-    from kbgraph.ingest.markdown import parse_sections
-    from kbgraph.ingest.vault import split_frontmatter
+    from kbgraph.base.markdown import parse_sections
+    from kbgraph.base.vault import split_frontmatter
 
     texts = []
     for path in sorted(vault.rglob("*.md")):

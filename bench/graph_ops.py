@@ -47,7 +47,7 @@ from kbgraph.graph.cache import cache_for  # noqa: E402
 from kbgraph.graph.hubs import hubs  # noqa: E402
 from kbgraph.graph.neighbours import neighbours  # noqa: E402
 from kbgraph.graph.paths import path  # noqa: E402
-from kbgraph.relations.vocabulary import Vocabulary  # noqa: E402
+from kbgraph.vocabulary import Vocabulary  # noqa: E402
 from kbgraph.store.sqlite.store import SqliteStore  # noqa: E402
 
 TODAY = "2026-12-04"

@@ -38,7 +38,7 @@ import hashlib, json, sys, time
 from pathlib import Path
 from kbgraph.config import load_config
 from kbgraph.ingest.parse import parse_document
-from kbgraph.ingest.vault import RawFile
+from kbgraph.base.vault import RawFile
 path, runs = Path(sys.argv[1]), int(sys.argv[2])
 text = path.read_text(encoding="utf-8")
 raw = RawFile(text=text, content_hash="x", size=len(text), mtime=0.0)

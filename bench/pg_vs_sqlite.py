@@ -153,7 +153,7 @@ def _overlap(a: list[list[str]], b: list[list[str]]) -> float:
 
 def graph_part(entities: int, relations: int, hub: int, calls: int, seed: int, admin_url: str) -> dict:
     from kbgraph.entities.sync import sync_entities
-    from kbgraph.relations.vocabulary import Vocabulary
+    from kbgraph.vocabulary import Vocabulary
     from kbgraph.store.postgres import open_store as open_pg
     from kbgraph.store.postgres.bulk import copy_relations
     from kbgraph.store.sqlite.store import SqliteStore
@@ -198,7 +198,7 @@ def _graph_reads(stores: dict, ids: list[int], calls: int, rng: random.Random) -
     from kbgraph.graph.cache import cache_for
     from kbgraph.graph.neighbours import neighbours
     from kbgraph.graph.paths import path
-    from kbgraph.relations.vocabulary import Vocabulary
+    from kbgraph.vocabulary import Vocabulary
 
     vocab = Vocabulary()
     starts = rng.sample(ids, calls)
@@ -235,7 +235,7 @@ def _graph_reads(stores: dict, ids: list[int], calls: int, rng: random.Random) -
 
 def cte_part(entities: int, relations: int, hub: int, calls: int, seed: int, admin_url: str) -> dict:
     from kbgraph.entities.sync import sync_entities
-    from kbgraph.relations.vocabulary import Vocabulary
+    from kbgraph.vocabulary import Vocabulary
     from kbgraph.store.postgres import open_store as open_pg
     from kbgraph.store.postgres.bulk import copy_relations
 

@@ -76,7 +76,7 @@ from kbgraph.relations.records import entity_relations, relations_of_type  # noq
 
 CLI_LIMIT = 100  # the default of `kbg entity relations --limit`
 from kbgraph.store.sqlite.store import SqliteStore  # noqa: E402
-from kbgraph.relations.vocabulary import ANY, Vocabulary  # noqa: E402
+from kbgraph.vocabulary import ANY, Vocabulary  # noqa: E402
 
 GOAL_P50_MS = 5.0
 QUERY_CALLS = 200

@@ -132,7 +132,7 @@ def _page_damage(before: dict[str, str], after: dict[str, str]) -> list[str]:
     """Pages whose YAML no longer parses, or that lost text they had (kbgraph only ever adds lines or
     edits its own relation lines, so a page shorter than before by more than a line is damaged)."""
     sys.path.insert(0, str(REPO / "src"))
-    from kbgraph.ingest.vault import FrontmatterError, split_frontmatter
+    from kbgraph.base.vault import FrontmatterError, split_frontmatter
 
     damaged = []
     for path, text in after.items():
@@ -239,7 +239,7 @@ def fuzz(count: int, seed: int) -> dict:
     from kbgraph.config import Config, config_from_dict
     from kbgraph.errors import ConfigError
     from kbgraph.ingest.parse import parse_document
-    from kbgraph.ingest.vault import FrontmatterError, RawFile, split_frontmatter
+    from kbgraph.base.vault import FrontmatterError, RawFile, split_frontmatter
     from kbgraph.pages.relation_lines import parse_relation_lines
     from kbgraph.search.query import parse_query
 

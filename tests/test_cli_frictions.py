@@ -262,7 +262,7 @@ def test_why_not_a_file_no_rule_keeps_out_is_still_not_indexed(shared_sample):
 
 def test_why_skipped_follows_the_walk_folder_by_folder():
     from kbgraph.config import config_from_dict
-    from kbgraph.ingest.vault import why_skipped
+    from kbgraph.base.vault import why_skipped
 
     config = config_from_dict({"index": {"ignore": ["archive/", "*.tmp.md"]}})
     assert "pattern 'archive/'" in why_skipped("archive/2024/old.md", config)

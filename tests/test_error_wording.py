@@ -76,7 +76,7 @@ def test_no_library_error_names_a_cli_flag_or_command():
 
 def test_a_library_error_carries_its_param_and_hint(tmp_path):
     from kbgraph.documents.views import parse_date_option
-    from kbgraph.ingest.vault import find_vault
+    from kbgraph.base.vault import find_vault
     from kbgraph.relations.staleness import stale_report
 
     with pytest.raises(errors.InvalidInput) as bad_days:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kbgraph.extract.stage import extract_from_chunks
 from kbgraph.entities.mentions import Form, MentionMatcher
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 
 VOCAB = Vocabulary()
 TYPES = {1: "project", 2: "project", 3: "project", 4: "person"}

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from kbgraph.extract.rules import Span, extract, sentences
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 
 LABELLED = Path(__file__).parent / "data" / "relation_sentences.jsonl"
 VOCAB = Vocabulary()

@@ -20,7 +20,7 @@ from kbgraph.graph.hubs import hubs
 from kbgraph.graph.neighbours import neighbours
 from kbgraph.graph.paths import path
 from kbgraph.graph.view import GraphView
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 from kbgraph.store.sqlite.store import SqliteStore
 
 from .conftest import fast

@@ -12,7 +12,7 @@ from kbgraph.graph.inference import infer, infer_if_changed, inferred_relations
 from kbgraph.graph.neighbours import neighbours
 from kbgraph.graph.paths import path
 from kbgraph.graph.view import GraphView
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 from kbgraph.store.base import GraphScope
 from kbgraph.store.sqlite.store import SqliteStore
 

@@ -11,7 +11,7 @@ from kbgraph.entities.lookup import find_entity
 from kbgraph.errors import ConfigError
 from kbgraph.relations.conflict_resolution import list_conflicts, resolve
 from kbgraph.relations.edits import relate
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 from kbgraph.workspace import Workspace
 
 from .conftest import kbg, run_kbg

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbgraph.pages.relation_lines import parse_relation_lines, remove_lines, upsert_line
-from kbgraph.ingest.vault import split_frontmatter
+from kbgraph.base.vault import split_frontmatter
 
 from .conftest import fast, kbg
 

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from kbgraph.ingest.chunking import chunk_sections
 from kbgraph.entities.common_words import COMMON_WORDS
-from kbgraph.ingest.markdown import find_links, parse_sections
+from kbgraph.base.markdown import find_links, parse_sections
 from kbgraph.entities.mentions import Form, MentionMatcher, find_document_mentions
 from kbgraph.entities.names import as_name_list, fold, fold_char, name_key
-from kbgraph.ingest.vault import FrontmatterError, date_from_path, is_ignored, parse_date, split_frontmatter
+from kbgraph.base.vault import FrontmatterError, date_from_path, is_ignored, parse_date, split_frontmatter
 
 from .conftest import fast
 

@@ -21,7 +21,7 @@ from kbgraph.ingest.parse import parse_document
 from kbgraph.search import MAX_TERMS, parse_query, search
 from kbgraph.store.base import DocFilter
 from kbgraph.store.sqlite.store import SqliteStore
-from kbgraph.ingest.vault import RawFile
+from kbgraph.base.vault import RawFile
 
 from .conftest import fast
 

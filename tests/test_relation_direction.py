@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from mcp import Client  # noqa: E402
 
 from kbgraph.relations.reading import read_from, relation_line  # noqa: E402
-from kbgraph.relations.vocabulary import Vocabulary  # noqa: E402
+from kbgraph.vocabulary import Vocabulary  # noqa: E402
 from kbgraph.workspace import Workspace  # noqa: E402
 
 from .conftest import copy_indexed, kbg  # noqa: E402

@@ -7,7 +7,7 @@ import pytest
 from kbgraph.access import LOCAL
 from kbgraph.errors import InvalidInput
 from kbgraph.relations.history import parse_as_of, relation_history, relations_as_of
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 from kbgraph.store.sqlite.store import SqliteStore
 
 from .store_contract.builders import entities, relation

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from kbgraph.pages.relation_lines import format_line, parse_relation_lines, remove_lines, upsert_line
-from kbgraph.ingest.vault import split_frontmatter
+from kbgraph.base.vault import split_frontmatter
 
 PAGE = """---
 type: person

@@ -11,7 +11,7 @@ import yaml
 
 from kbgraph.errors import InvalidInput
 from kbgraph.ingest.pipeline import index_vault
-from kbgraph.ingest.vault import split_frontmatter
+from kbgraph.base.vault import split_frontmatter
 from kbgraph.pages.frontmatter_lines import add_list_value
 from kbgraph.resolve.duplicates import (
     MAX_BLOCK, PROPOSE_WEIGHT, DuplicateRecord, NameFrequencies, find_duplicates, normalise, normalise_phone,

@@ -16,7 +16,7 @@ from kbgraph.access import LOCAL
 from kbgraph.cli.output import highlight
 from kbgraph.config import Config
 from kbgraph.ingest.parse import parse_document
-from kbgraph.ingest.vault import RawFile
+from kbgraph.base.vault import RawFile
 from kbgraph.model import Snippet, Term, TextQuery
 from kbgraph.search import parse_query, search
 from kbgraph.search.snippets import tidy

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from kbgraph.extract.self_reference import PageSelf, page_self, pronoun, self_spans
 from kbgraph.extract.stage import extract_from_chunks
-from kbgraph.relations.vocabulary import Vocabulary
+from kbgraph.vocabulary import Vocabulary
 
 from .conftest import kbg, run_kbg
 

@@ -16,7 +16,7 @@ import pytest
 
 from kbgraph.config import Config
 from kbgraph.errors import InvalidInput, OutsideVault
-from kbgraph.ingest.vault import read_file, vault_path, walk_vault
+from kbgraph.base.vault import read_file, vault_path, walk_vault
 from kbgraph.model import Problem
 from kbgraph.pages.files import append_to_note, create_entity_page, edit_page
 

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 from kbgraph.config import config_from_dict
 from kbgraph.errors import ConfigError, InvalidInput
-from kbgraph.relations.vocabulary import SEED_TYPES, Vocabulary
+from kbgraph.vocabulary import SEED_TYPES, Vocabulary
 
 VOCAB = Vocabulary()
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .errors import InvalidInput, SchemaTooNew, StoreError
-from .ingest.vault import INDEX_DIR
+from .base.vault import INDEX_DIR
 from .ingest.pipeline import index_lock
 from .pages.files import write_lock
 from .store import open_store

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import ConfigError
-from .relations.vocabulary import Vocabulary
+from .vocabulary import Vocabulary
 
 CONFIG_NAME = "kbgraph.toml"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from .access import LOCAL, Access
 from .config import CONFIG_NAME, DEFAULT_TEMPLATE, Config, load_config
 from .errors import InvalidInput
-from .ingest.vault import INDEX_DIR, find_vault
+from .base.vault import INDEX_DIR, find_vault
 from .store.base import Store
 
 

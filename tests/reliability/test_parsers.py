@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from kbgraph.config import Config
 from kbgraph.ingest.parse import parse_document
-from kbgraph.ingest.vault import FrontmatterError, RawFile
+from kbgraph.base.vault import FrontmatterError, RawFile
 from kbgraph.pages.relation_lines import parse_relation_lines
 from kbgraph.search.query import parse_query
 

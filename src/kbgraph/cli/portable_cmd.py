@@ -139,7 +139,7 @@ def restore(path, vault, as_json) -> None:
     import os
 
     from ..backup import restore_index
-    from ..ingest.vault import find_vault
+    from ..base.vault import find_vault
 
     root = find_vault(explicit=vault or os.environ.get("KBG_VAULT") or None)
     _print_backup(restore_index(root, path, db=db_url()), "restored", as_json)

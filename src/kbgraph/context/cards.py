@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..access import Access
 from ..model import Entity
 from ..relations.records import view_row
-from ..relations.vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 from ..store.base import DocFilter, GraphScope, Store
 
 ROWS_PER_DIRECTION = 200  # relations read per entity and direction; the counts are read whole

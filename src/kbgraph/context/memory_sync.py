@@ -27,7 +27,7 @@ from ..store.base import Store
 
 def sync_page_memory(store: Store, root: Path, config, now: str) -> list[Problem]:
     """Make page facts and loops equal to what the pages say (inside the caller's transaction)."""
-    from ..ingest.vault import FrontmatterError, file_entry, read_file, split_frontmatter
+    from ..base.vault import FrontmatterError, file_entry, read_file, split_frontmatter
 
     pages = {page["doc_id"]: page for page in store.memory_page_states()}
     homes = store.memory_homes()

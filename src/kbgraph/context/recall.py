@@ -30,7 +30,7 @@ from ..access import Access
 from ..config import Config
 from ..errors import NotFound
 from ..model import Fact, SearchHit
-from ..relations.vocabulary import SEED_TYPES
+from ..vocabulary import SEED_TYPES
 from ..store.base import DocFilter, Store
 
 # The relation types as read from the owner's side, and what the owner calls the person at the other end.

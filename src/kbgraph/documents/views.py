@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..access import Access
 from ..errors import InvalidInput, NotFound
-from ..ingest.vault import read_in_vault, shown_path
+from ..base.vault import read_in_vault, shown_path
 from ..model import Entity, as_dict
 from ..store.base import DocFilter, Store
 
@@ -100,7 +100,7 @@ def profile(store: Store, entity: Entity, vocabulary=None, recent: int = 10, *, 
     from ..graph.view import GraphView
     from ..relations.history import relations_as_of
     from ..relations.records import grouped_by_reading, relation_summary
-    from ..relations.vocabulary import Vocabulary
+    from ..vocabulary import Vocabulary
 
     vocab = vocabulary or Vocabulary()
     docs = store.entity_documents(access, entity.id)

@@ -12,7 +12,7 @@ from ..errors import InvalidInput, NotFound
 from .lookup import find_entity, key_of
 from ..pages.files import edit_page, page_text, write_lock
 from ..ingest.pipeline import refresh_index, reread_after_write
-from ..ingest.vault import shown_path
+from ..base.vault import shown_path
 from ..relations.records import now_iso
 from ..store.base import DocFilter
 from ..workspace import Workspace

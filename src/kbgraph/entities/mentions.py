@@ -262,7 +262,7 @@ def find_document_mentions(
 def _fenced_code(text: str) -> list[tuple[int, int]]:
     if "```" not in text and "~~~" not in text:
         return []
-    from ..ingest.markdown import parse_sections
+    from ..base.markdown import parse_sections
 
     return parse_sections(text)[1]
 

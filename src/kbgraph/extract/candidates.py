@@ -99,7 +99,7 @@ def collect(store: Store, entity_type: str | None = None, min_count: int = 2, li
     Each: surface, type, rule, count (occurrences), documents (how many), example (a document path).
     Fenced code is read only by the `code` rule's backticks, never for names.
     """
-    from ..ingest.markdown import parse_sections
+    from ..base.markdown import parse_sections
     from ..entities.names import name_key
 
     known = {name_key(name) for _, name in store.all_entity_names(access)}

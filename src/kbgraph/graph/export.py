@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape
 
 from ..access import Access
 from ..errors import InvalidInput
-from ..relations.vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 from ..store.base import Store
 from .view import GraphView, all_edges, plan
 

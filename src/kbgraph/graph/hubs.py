@@ -7,7 +7,7 @@ import numpy as np
 
 from ..access import Access
 from ..errors import InvalidInput
-from ..relations.vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 from ..store.base import Store
 from .cache import cache_for
 from .view import GraphView, ReadPlan, all_edges, plan

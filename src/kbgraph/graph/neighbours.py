@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..access import Access
 from ..errors import InvalidInput
 from ..model import Entity
-from ..relations.vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 from ..store.base import Store
 from .cache import cache_for
 from .view import GraphView, check_direction, hop, plan, stepper

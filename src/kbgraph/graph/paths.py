@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..access import Access
 from ..errors import InvalidInput, NotFound
 from ..model import Entity
-from ..relations.vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 from ..store.base import GraphStep, Store
 from .cache import cache_for
 from .neighbours import check_depth

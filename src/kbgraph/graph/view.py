@@ -16,7 +16,7 @@ from ..access import Access
 from ..errors import InvalidInput
 from ..relations.history import as_of_date
 from ..relations.reading import read_from
-from ..relations.vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 from ..store.base import GraphScope, GraphStep, Store
 
 DIRECTIONS = ("out", "in", "both")

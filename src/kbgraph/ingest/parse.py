@@ -10,13 +10,13 @@ import posixpath
 from .chunking import chunk_sections
 from ..config import Config
 from ..errors import InvalidInput
-from .markdown import find_links, first_h1, parse_sections
+from ..base.markdown import find_links, first_h1, parse_sections
 from ..model import EntityDecl, PageRelationLine, ParsedDocument
 from ..pages.relation_lines import parse_relation_lines
 from ..entities.assemble import LINE_TARGET_FIELD
 from ..entities.names import as_name_list, name_key
 from ..entities.values import PLACEHOLDERS, person_value
-from .vault import RawFile, date_from_path, parse_date, split_frontmatter
+from ..base.vault import RawFile, date_from_path, parse_date, split_frontmatter
 
 GOVERNANCE_VISIBILITY = ("private", "team", "public")
 # Page frontmatter keys that are not copied into an entity's attributes.

@@ -39,7 +39,7 @@ from ..entities.names import name_key, page_link_keys
 from .parse import parse_document
 from .profile_stage import profile_stage
 from ..store.base import DocState, Store
-from .vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
+from ..base.vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
 from ..workspace import Workspace
 
 ProgressFn = Callable[[str, int, int], None]

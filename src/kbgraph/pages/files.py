@@ -4,7 +4,7 @@ The only place kbgraph writes into the user's notes. A write replaces the file
 atomically (temporary file in the same folder, then rename), keeps the file's
 permissions and line endings, and never touches the frontmatter.
 
-No write leaves the vault: each page is found through ingest.vault.vault_path at the
+No write leaves the vault: each page is found through base.vault.vault_path at the
 moment of the write, so a page that is (or sits in a folder that is) a symlink out of the
 vault is refused, and one that links inside the vault is written where it lives.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import InvalidInput, StoreError, VaultBusy
-from ..ingest.vault import FrontmatterError, NotRegularFile, read_in_vault, split_frontmatter, vault_path
+from ..base.vault import FrontmatterError, NotRegularFile, read_in_vault, split_frontmatter, vault_path
 
 LOCK_WAIT_SECONDS = 30.0
 

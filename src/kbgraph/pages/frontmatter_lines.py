@@ -90,7 +90,7 @@ def _load(raw: str) -> dict:
 
 def _checked(old: str, new: str, key: str, value: str) -> str:
     """new, once its frontmatter reads as old's with value added under key; else InvalidInput."""
-    from ..ingest.vault import split_frontmatter
+    from ..base.vault import split_frontmatter
 
     before, _ = split_frontmatter(old) if old.startswith("---") else ({}, 0)
     after, _ = split_frontmatter(new)

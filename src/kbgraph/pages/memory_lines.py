@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..ingest.markdown import parse_sections
+from ..base.markdown import parse_sections
 
 FACTS = "Facts"
 LOOPS = "Loops"

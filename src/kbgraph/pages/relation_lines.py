@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ..ingest.markdown import parse_sections
+from ..base.markdown import parse_sections
 
 _LINE = re.compile(
     r"^[ \t]*[-*+][ \t]+(?P<type>[A-Za-z][\w-]*)[ \t]+\[\[(?P<target>[^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]"

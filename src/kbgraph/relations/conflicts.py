@@ -30,7 +30,7 @@ from ..access import Access
 from ..entities.assemble import entity_key
 from ..model import Entity
 from ..store.base import Store
-from .vocabulary import RelationType, Vocabulary
+from ..vocabulary import RelationType, Vocabulary
 
 KINDS = ("temporal", "contextual", "factual", "inverse", "cycle")
 LOOP_KINDS = ("inverse", "cycle")

@@ -14,7 +14,7 @@ from ..access import Access
 from ..errors import InvalidInput
 from ..model import Entity, as_dict
 from ..store.base import Store
-from .vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 
 
 def parse_as_of(value: str, param: str = "as_of") -> str:

@@ -19,7 +19,7 @@ from ..entities.lookup import find_entity
 from ..model import Entity, Problem
 from ..entities.names import name_key, page_link_keys
 from .reading import read_from
-from .vocabulary import RelationType, Vocabulary
+from ..vocabulary import RelationType, Vocabulary
 from ..store.base import Store
 
 

@@ -19,7 +19,7 @@ from ..access import LOCAL
 from ..store.base import Store
 from .conflicts import LOOP_KINDS, Claim, Conflict, claim_of, classify, loop_conflict, loop_note, record, shortest_chain
 from .records import is_active
-from .vocabulary import RelationType, Vocabulary
+from ..vocabulary import RelationType, Vocabulary
 
 
 def find_stated_conflicts(store: Store, vocab: Vocabulary, today: str) -> list[Conflict]:

@@ -199,7 +199,7 @@ def _in_code(text: str, position: int) -> bool:
     name and a fence: most have neither)."""
     if "```" not in text and "~~~" not in text:
         return False
-    from ..ingest.markdown import parse_sections
+    from ..base.markdown import parse_sections
 
     return any(s <= position < e for s, e in parse_sections(text)[1])
 

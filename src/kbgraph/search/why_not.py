@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..access import Access
 from ..config import Config
-from ..ingest.vault import shown_path, why_skipped
+from ..base.vault import shown_path, why_skipped
 from ..store.base import Store
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from ..errors import ConfigError, InvalidInput
+from .errors import ConfigError, InvalidInput
 
 ANY = "*"
 
