@@ -97,7 +97,7 @@ def test_a_write_while_another_process_writes_is_busy_and_changes_nothing(vault,
 
 
 def test_a_write_while_kbg_index_runs_waits_for_it_and_is_kept(vault):
-    from kbgraph.ingest.pipeline import index_lock
+    from kbgraph.locks import index_lock
 
     ws, client = _client(vault)
     held = threading.Event()

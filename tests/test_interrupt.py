@@ -147,7 +147,7 @@ def test_kill_9_mid_run_then_rerun_completes(tmp_path, reference):
 
 def test_a_second_index_run_on_the_same_vault_is_refused(tmp_path):
     from kbgraph.errors import IndexLocked
-    from kbgraph.ingest.pipeline import index_lock
+    from kbgraph.locks import index_lock
 
     root = tmp_path / "vault"
     _write_vault(root, 1)

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from kbgraph.errors import IndexLocked
-from kbgraph.ingest.pipeline import PARALLEL_MIN_FILES, index_lock
+from kbgraph.ingest.pipeline import PARALLEL_MIN_FILES
+from kbgraph.locks import index_lock
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the workers")
 

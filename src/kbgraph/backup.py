@@ -16,12 +16,12 @@ from pathlib import Path
 
 from .errors import InvalidInput, SchemaTooNew, StoreError
 from .base.vault import INDEX_DIR
-from .ingest.pipeline import index_lock
+from .locks import index_lock
 from .pages.files import write_lock
 from .store import open_store
 from .store.sqlite.backup import describe_backup
 from .store.sqlite.store import DB_NAME
-from .workspace import Workspace
+from .base.workspace import Workspace
 
 RESTORE_LOCK_WAIT = 30.0  # seconds: as long as a write waits for a running `kbg index`
 

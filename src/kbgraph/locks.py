@@ -99,3 +99,12 @@ def _drop_inherited_locks() -> None:
 
 
 os.register_at_fork(after_in_child=_drop_inherited_locks)
+
+
+def index_lock(root: Path, wait: float = 0.0):
+    """An exclusive lock on <vault>/.kbgraph/index.lock for the length of an index run (or an
+    embedding round, a restore)."""
+    from .errors import IndexLocked
+
+    busy = IndexLocked("another process is indexing this vault", hint="wait for it to finish")
+    return exclusive(Path(root) / ".kbgraph" / "index.lock", wait, busy)

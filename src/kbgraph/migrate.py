@@ -9,12 +9,13 @@ kept. An interrupted migration leaves the target as it was, so running it again 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .access import LOCAL
 from .errors import InvalidInput, StoreError
 from .portable import export_data, import_data
 from .store import drop_added, open_store, server_objects
-from .workspace import Workspace
+from .base.workspace import Workspace
 
 VECTOR_PAGE = 2000
 # What two indexing runs write differently: when they ran. Everything else must be equal.
@@ -52,7 +53,7 @@ def _migrate_to(ws: Workspace, url: str) -> dict:
             # question is not asked again), not as a first index of the notes would.
             decisions = ws.store.decisions(LOCAL)
             target.replace_decisions(decisions)
-            counts = import_data(Workspace(ws.root, ws.config, target, ws.access), data)
+            counts = import_data(replace(ws, store=target), data)
             # And last, exactly the source's: a question the target's index asked too carries the features it
             # measured then, which need not be the ones the user answered.
             target.replace_decisions(decisions)

@@ -18,7 +18,7 @@ from .errors import InvalidInput
 from .model import Merge, as_dict
 from .relations.records import now_iso, parse_valid_until
 from .store.base import Store
-from .workspace import Workspace
+from .base.workspace import Workspace
 
 FORMAT = "kbgraph-export"
 _RECORD_LISTS = {"entity": "entities", "asserted_entity": "asserted_entities", "merge": "merges",

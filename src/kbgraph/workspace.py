@@ -1,43 +1,66 @@
-"""A vault opened for use: its root, configuration and store, found the way every command finds it."""
+"""The composition module: the workspace every interface opens, with the default index pipeline as
+its re-read port.
+
+Features sit below the index run machinery (ingest/), which runs their stages; a feature that writes
+asks the workspace to re-read (base.workspace.IndexPort). Here, above both, that port is the default
+pipeline, run over the workspace's own config and store: a re-read neither reads kbgraph.toml again
+nor opens the store a second time.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .access import LOCAL, Access
-from .config import CONFIG_NAME, DEFAULT_TEMPLATE, Config, load_config
-from .errors import InvalidInput
-from .base.vault import INDEX_DIR, find_vault
-from .store.base import Store
+from .base.vault import INDEX_DIR
+from .base.workspace import IndexPort, ProgressFn
+from .base.workspace import Workspace as BaseWorkspace
+from .config import CONFIG_NAME, DEFAULT_TEMPLATE, load_config
+from .errors import IndexLocked, InvalidInput
+from .ingest import pipeline
+from .model import IndexReport
+
+WRITE_REREAD_WAIT = 30.0  # seconds a write's re-read waits for a running `kbg index` (then leaves it to the next)
+INDEX_WAIT = 30.0  # seconds a refresh or a reindex waits for one (then raises IndexLocked)
+
+
+class DefaultIndex:
+    """IndexPort over ingest.pipeline.index_vault with its default stages."""
+
+    def reread(self, ws: BaseWorkspace, paths: Iterable[str]) -> bool:
+        """When another index holds the vault past the wait, the write still stands (its row is stored,
+        its line is in the page) and is not reported as failed -- a user would retry it and record it
+        twice: the next index re-reads the pages, whose files changed."""
+        try:
+            self._run(ws, set(paths), WRITE_REREAD_WAIT)
+        except IndexLocked:
+            return False
+        return True
+
+    def refresh(self, ws: BaseWorkspace) -> IndexReport:
+        return self._run(ws, set(), INDEX_WAIT)
+
+    def reindex(self, ws: BaseWorkspace, paths: Iterable[str] | None = None,
+                progress: ProgressFn | None = None) -> IndexReport:
+        return self._run(ws, None if paths is None else set(paths), INDEX_WAIT, progress)
+
+    @staticmethod
+    def _run(ws: BaseWorkspace, only: set[str] | None, wait: float, progress: ProgressFn | None = None) -> IndexReport:
+        return pipeline.index_vault(Path(ws.root), store=ws.store, config=ws.config, only=only, lock_wait=wait,
+                                    progress=progress)
 
 
 @dataclass
-class Workspace:
-    root: Path
-    config: Config
-    store: Store
-    access: Access = LOCAL  # who reads through this workspace; the terminal user sees everything
+class Workspace(BaseWorkspace):
+    """A workspace whose re-reads run the default index pipeline (base.workspace.Workspace's port)."""
 
-    @classmethod
-    def open(cls, vault: str | None = None, create: bool = False, db: str | None = None) -> "Workspace":
-        """Open the vault given (or KBG_VAULT, or the nearest one up from cwd); create: allow a new index.
-        db (or KBG_DB): a PostgreSQL URL holding the index, instead of the vault's own SQLite file."""
-        from .store import open_store
+    index: IndexPort | None = None
 
-        root = find_vault(explicit=vault or os.environ.get("KBG_VAULT") or None)
-        config = load_config(root)
-        return cls(root, config, open_store(root, create=create, db=db or os.environ.get("KBG_DB") or None))
-
-    def close(self) -> None:
-        self.store.close()
-
-    def __enter__(self) -> "Workspace":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __post_init__(self) -> None:
+        if self.index is None:
+            self.index = DefaultIndex()
 
 
 def init_vault(path: str | os.PathLike, me: str | None = None, infer: bool = False) -> tuple[Path, bool]:

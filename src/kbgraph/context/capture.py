@@ -24,7 +24,7 @@ from ..entities.lookup import find_entity
 from ..errors import InvalidInput, NotFound
 from ..model import Entity
 from ..pages.memory_lines import FACTS, LOOPS, format_fact, format_loop, read_fact
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 from .facts import KIND_WORDS, _check_line, fact_kind
 from .loops import split_due
 from .memory import check_appends, clean, today_iso

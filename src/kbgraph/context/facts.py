@@ -11,7 +11,7 @@ from ..model import Fact
 from ..pages.files import write_lock
 from ..pages.memory_lines import FACT_KINDS, FACTS, append_line, format_fact, read_fact, replace_line
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 from .memory import (Recorded, append_once, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
                      reread, source_of, subject)
 

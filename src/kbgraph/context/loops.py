@@ -13,7 +13,7 @@ from ..model import Loop
 from ..pages.files import write_lock
 from ..pages.memory_lines import LOOPS, append_line, format_loop, read_loop, replace_line
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 from .memory import (Recorded, append_once, as_merged, clean, edit, home_page, keys_of, now_iso, page_row, parse_day,
                      reread, source_of, subject, today_iso)
 

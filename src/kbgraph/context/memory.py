@@ -23,7 +23,7 @@ from ..pages.files import create_entity_page, edit_page
 from ..pages.memory_lines import FACTS, append_line, parse_memory_lines, read_fact, read_loop
 from ..pages.relation_lines import safe_target
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 MAX_TEXT = 2000
 

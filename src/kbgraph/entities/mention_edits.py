@@ -15,7 +15,7 @@ from ..ingest.pipeline import refresh_index, reread_after_write
 from ..base.vault import shown_path
 from ..relations.records import now_iso
 from ..store.base import DocFilter
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 
 def unlink(ws: Workspace, entity_name: str, doc_path: str) -> dict:

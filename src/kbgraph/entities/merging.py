@@ -20,7 +20,7 @@ from ..pages.files import write_lock
 from ..relations.records import now_iso, today_iso
 from ..relations.stated_conflicts import record_conflicts_of
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 
 def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:

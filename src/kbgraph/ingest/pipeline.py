@@ -33,6 +33,7 @@ from ..entities.sync import renamed_entities, sync_entities
 from ..entities.assemble import (assemble_entities, entity_key, matcher_forms,
                                  without_unresolved_line_targets)
 from ..errors import IndexLocked
+from ..locks import index_lock
 from ..entities.mentions import MentionMatcher, find_document_mentions
 from ..model import TIER_THRESHOLDS, IndexReport, Link, Mention, ParsedDocument, Problem, TextReady
 from ..entities.names import name_key, page_link_keys
@@ -40,7 +41,7 @@ from .parse import parse_document
 from .profile_stage import profile_stage
 from ..store.base import DocState, Store
 from ..base.vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 ProgressFn = Callable[[str, int, int], None]
 BATCH_SIZE = 250
@@ -813,12 +814,14 @@ def index_vault(
     lock_wait: float = 0.0,
     embed: str = "now",
     db: str | None = None,
+    config: Config | None = None,
 ) -> IndexReport:
     """Index the vault at root (incrementally unless full) and report what happened. Text and graph
     search are committed before any embedding (progress "ready"); embed="later" stops there, and
     `embed_vault` (or the next run) makes the vectors; embed="background" then starts a detached
     embedding process (embed.background; db: the PostgreSQL URL of store, for it to open). While a
-    background embedding runs, embedding is left to it whatever embed says (report.background)."""
+    background embedding runs, embedding is left to it whatever embed says (report.background).
+    config: the vault's settings as already loaded (a workspace's re-read), instead of kbgraph.toml read now."""
     from ..store import open_store
 
     if embed not in EMBED_CHOICES:
@@ -826,7 +829,7 @@ def index_vault(
 
         raise InvalidInput(f"`embed` {embed!r}: use {' or '.join(EMBED_CHOICES)}", param="embed")
     root = Path(root)
-    config = load_config(root)
+    config = load_config(root) if config is None else config
     own_store = store is None
     store = store or open_store(root)
     try:
@@ -904,11 +907,3 @@ def reread_after_write(ws: Workspace, paths: set[str]) -> bool:
 
 
 WRITE_REREAD_WAIT = 30.0
-
-
-def index_lock(root: Path, wait: float = 0.0):
-    """An exclusive lock on <vault>/.kbgraph/index.lock for the length of a run."""
-    from ..locks import exclusive
-
-    busy = IndexLocked("another process is indexing this vault", hint="wait for it to finish")
-    return exclusive(Path(root) / ".kbgraph" / "index.lock", wait, busy)

@@ -8,7 +8,7 @@ import datetime as dt
 
 from ..access import LOCAL
 from ..errors import InvalidInput, NotFound
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 from .conflicts import LOOP_KINDS, sentences, view
 from .edits import relate_entities
 from .records import now_iso, today_iso

@@ -21,7 +21,7 @@ from .conflicts import LOOP_KINDS, Conflict, find_conflicts, find_loops, loop_no
 from .records import (canonical, display_line_type, line_matcher, now_iso, parse_valid_until, stamp_after, today_iso,
                       view_row)
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 
 def relate(

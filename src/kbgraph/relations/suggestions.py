@@ -6,7 +6,7 @@ from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
 from .records import now_iso
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 CONFIDENCE_LEVELS = {"high": ("auto-high",), "low": ("auto-high", "auto-low")}
 

@@ -9,7 +9,7 @@ from ..access import LOCAL, Access
 from ..errors import InvalidInput, NotFound
 from .decisions import WEIGHTS_META, current_weights, thresholds
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 
 def pending(store: Store, access: Access) -> list[dict]:

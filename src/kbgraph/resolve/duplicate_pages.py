@@ -30,7 +30,7 @@ from .duplicates import (
 from .keys import surface_key
 from ..entities.names import name_key
 from ..store.base import Store
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 def page_records(store: Store, access: Access) -> list[DuplicateRecord]:
     """Every active entity that has a page, as the duplicate finder reads it (id: its stored key, which

@@ -4,7 +4,7 @@ resolver links the name wherever it is written (a short name, only where the not
 
 from __future__ import annotations
 
-from ..workspace import Workspace
+from ..base.workspace import Workspace
 
 
 def confirm_prose(ws: Workspace, decision_id: int, question: dict) -> dict:
