@@ -2,7 +2,7 @@
 10,000 notes, this tree against a baseline commit, in one run.
 
 Why this shape:
-- Every write edits one page and then re-reads it (ingest.pipeline.reread_after_write); what that re-read
+- Every write edits one page and then re-reads it (ws.reread: kbgraph.workspace.DefaultIndex); what that re-read
   costs as the vault grows is what this measures, so the vault sizes span 50x and the writes are the
   ones users and agents make one at a time.
 - The vault is bench/synth.py's (dated meeting notes plus people, project and team pages), seeded, so

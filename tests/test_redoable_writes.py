@@ -22,7 +22,11 @@ from .conftest import kbg
 _CRASHING = """
 import os, sys, importlib
 module, attribute, *args = sys.argv[1:]
-setattr(importlib.import_module(module), attribute, lambda *a, **k: os._exit(137))
+*path, name = attribute.split(".")  # a module's function, or a class's method ("Class.method")
+owner = importlib.import_module(module)
+for part in path:
+    owner = getattr(owner, part)
+setattr(owner, name, lambda *a, **k: os._exit(137))
 from kbgraph.cli.app import main
 sys.argv = ["kbg", *args]
 main()
@@ -76,7 +80,7 @@ def test_a_confirm_killed_before_its_merge_is_completed_by_running_it_again(aske
 
 def test_a_confirmed_first_name_killed_before_its_reindex_is_linked_by_running_it_again(asked):
     vault, questions = asked
-    killed_at("kbgraph.ingest.pipeline:refresh_index", vault, "resolve", "confirm", str(questions["Sam"]))
+    killed_at("kbgraph.workspace:DefaultIndex.refresh", vault, "resolve", "confirm", str(questions["Sam"]))
     result = kbg(vault, "resolve", "confirm", str(questions["Sam"]))
     assert result["entity"] == "Sam Li"
     timeline = [d["path"] for d in kbg(vault, "person", "timeline", "Sam Li")["documents"]]
@@ -103,7 +107,7 @@ STACK = "# Stack\n\nProject Atlas uses ClickHouse for its event log.\n"
 
 
 @pytest.mark.parametrize("step", ["kbgraph.relations.edits:relate_entities",  # end created, no relation
-                                  "kbgraph.ingest.pipeline:refresh_index"])  # accepted, end not created
+                                  "kbgraph.workspace:DefaultIndex.refresh"])  # accepted, end not created
 def test_an_accept_killed_after_creating_its_new_end_is_completed_by_running_it_again(unmapped_vault, step):
     vault = unmapped_vault
     (vault / "notes/stack.md").write_text(STACK)
@@ -143,7 +147,7 @@ def test_a_relink_killed_before_its_reindex_is_completed_by_running_it_again(vau
     before = _text_mentions(vault, "Ana Lima", note)
     kbg(vault, "entity", "unlink", "Ana Lima", note)
     assert before > 0 and _text_mentions(vault, "Ana Lima", note) == 0
-    killed_at("kbgraph.entities.mention_edits:refresh_index", vault, "entity", "relink", "Ana Lima", note)
+    killed_at("kbgraph.workspace:DefaultIndex.refresh", vault, "entity", "relink", "Ana Lima", note)
     result = kbg(vault, "entity", "relink", "Ana Lima", note)  # was: "was not unlinked; nothing to relink"
     assert result["unlinked"] is False and _text_mentions(vault, "Ana Lima", note) == before
 
@@ -162,7 +166,7 @@ def test_unrelate_run_again_after_it_removed_the_relation_reports_it_removed(ind
     kbg(indexed_vault, "entity", "unrelate", "Ana Lima", "--type", "works-with", "--target", "Sam Ortiz", code=1)
 
 
-@pytest.mark.parametrize("step", ["kbgraph.ingest.pipeline:refresh_index",  # merge deleted, nothing re-read
+@pytest.mark.parametrize("step", ["kbgraph.workspace:DefaultIndex.refresh",  # merge deleted, nothing re-read
                                   "kbgraph.entities.merging:_give_relations_back",  # re-indexed, relations not back
                                   "kbgraph.entities.merging:_restate_on_pages"])  # relations back, page line not
 def test_an_unmerge_killed_between_its_steps_is_completed_by_running_it_again(indexed_vault, step):

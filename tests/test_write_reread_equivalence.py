@@ -1,7 +1,7 @@
 """A write's re-read of its page leaves the index as a full index of the same files would.
 
 After a single-page write (relate, unrelate, accept, fact add) the index re-reads only that page
-(ingest.pipeline.reread_after_write); the stages after it may do less than on a full run only where
+(ws.reread, the default index port in kbgraph.workspace); the stages after it may do less than on a full run only where
 the outcome is the same. These tests make random writes on a copy of the sample vault, then index the
 same files from nothing and compare what the files determine: entities and their names, mentions,
 current relations, pending suggestions, document-graph edges, facts and page relation lines (ids are

@@ -10,8 +10,9 @@ import time
 import pytest
 
 from kbgraph.context.facts import add_fact, list_facts
-from kbgraph.ingest import pipeline
-from kbgraph.ingest.pipeline import index_lock, index_vault
+from kbgraph import workspace
+from kbgraph.ingest.pipeline import index_vault
+from kbgraph.locks import index_lock
 from kbgraph.relations.edits import relate, unrelate
 from kbgraph.relations.records import entity_relations
 from kbgraph.entities.lookup import find_entity
@@ -23,7 +24,7 @@ from kbgraph.access import LOCAL
 def busy_index(indexed_vault, monkeypatch):
     """(vault, done) with another `kbg index` holding the vault for 1.5 s or until done() says it ended,
     while a write waits 0.2 s for it."""
-    monkeypatch.setattr(pipeline, "WRITE_REREAD_WAIT", 0.2)
+    monkeypatch.setattr(workspace, "WRITE_REREAD_WAIT", 0.2)
     held, done = threading.Event(), threading.Event()
 
     def other_index():

@@ -150,9 +150,9 @@ NOTE = ("note", "person: Sam Li; int: sailing; loop: send the schema doc")
 WRITES = {
     "relate: nothing written yet": ("kbgraph.relations.edits:edit_page", RELATE, 1, 1),
     "relate: page written, row not": ("kbgraph.store.sqlite.store:SqliteStore.upsert_relation", RELATE, 1, 1),
-    "relate: page and row written, page not re-read": ("kbgraph.relations.edits:reread_after_write", RELATE, 1, 2),
+    "relate: page and row written, page not re-read": ("kbgraph.workspace:DefaultIndex.reread", RELATE, 1, 2),
     "unrelate: page edited, row not ended": ("kbgraph.store.sqlite.store:SqliteStore.end_relation", UNRELATE, 1, 1),
-    "unrelate: row ended, page not re-read": ("kbgraph.relations.edits:reread_after_write", UNRELATE, 1, 1),
+    "unrelate: row ended, page not re-read": ("kbgraph.workspace:DefaultIndex.reread", UNRELATE, 1, 1),
     "merge: rows written, pages and re-index not": ("kbgraph.entities.merging:_remove_self_lines", MERGE, 1, 1),
     "merge: pages edited, not re-indexed": ("kbgraph.ingest.pipeline:index_vault", MERGE, 1, 1),
     "fact add: page written, row not": ("kbgraph.store.sqlite.store:SqliteStore.add_fact", FACT, 1, 1),
@@ -193,14 +193,14 @@ def test_a_link_killed_after_its_page_edit_then_run_again_ends_as_an_uncrashed_r
     as unlinked at its old offset, where the text now starts with [[, and the rerun refuses."""
     clean = clean_state(indexed_once, LINK)
     crashed = copy_indexed(indexed_once, tmp_path / "crashed")
-    crashed_then_rerun(monkeypatch, crashed, "kbgraph.entities.mention_edits:reread_after_write", LINK)
+    crashed_then_rerun(monkeypatch, crashed, "kbgraph.workspace:DefaultIndex.reread", LINK)
     assert_same(crashed, clean)
 
 
 ACCEPT_POINTS = {
-    "accept: suggestion taken, its new target not created": ("kbgraph.ingest.pipeline:refresh_index", 1),
+    "accept: suggestion taken, its new target not created": ("kbgraph.workspace:DefaultIndex.refresh", 1),
     "accept: new target created, no relation": ("kbgraph.relations.edits:relate_entities", 1),
-    "accept: relation written, its page not re-read": ("kbgraph.relations.edits:reread_after_write", 1),
+    "accept: relation written, its page not re-read": ("kbgraph.workspace:DefaultIndex.reread", 1),
 }
 
 
@@ -228,7 +228,7 @@ def test_an_accept_crashed_at_a_named_point_then_run_again_ends_as_an_uncrashed_
 IMPORT_POINTS = {
     "import: index refreshed, nothing imported": ("kbgraph.portable:_write_page_lines", 1),
     "import: pages written, relation rows not": ("kbgraph.store.sqlite.store:SqliteStore.restore_relation", 1),
-    "import: rows written, pages not re-read": ("kbgraph.ingest.pipeline:reread_after_write", 1),
+    "import: rows written, pages not re-read": ("kbgraph.workspace:DefaultIndex.reread", 1),
 }
 
 
@@ -303,10 +303,10 @@ def test_a_migration_crashed_part_way_then_opened_again_ends_as_an_uncrashed_upg
 
 UNMERGE = ("entity", "unmerge", "Ben Okafor")
 UNMERGE_POINTS = {
-    "unmerge: merge taken back, entity set not rebuilt": ("kbgraph.ingest.pipeline:refresh_index", 1),
+    "unmerge: merge taken back, entity set not rebuilt": ("kbgraph.workspace:DefaultIndex.refresh", 1),
     "unmerge: entity set rebuilt, relations not given back": ("kbgraph.entities.merging:_give_relations_back", 1),
     "unmerge: relations given back, page lines not restated": ("kbgraph.entities.merging:_restate_on_pages", 1),
-    "unmerge: page line restated, the page not re-read": ("kbgraph.relations.edits:reread_after_write", 1),
+    "unmerge: page line restated, the page not re-read": ("kbgraph.workspace:DefaultIndex.reread", 1),
     "unmerge: every step done, not yet marked finished": ("kbgraph.entities.merging:_save_pending", 3),
 }
 

@@ -32,7 +32,6 @@ from ..config import Config, load_config
 from ..entities.sync import renamed_entities, sync_entities
 from ..entities.assemble import (assemble_entities, entity_key, matcher_forms,
                                  without_unresolved_line_targets)
-from ..errors import IndexLocked
 from ..locks import index_lock
 from ..entities.mentions import MentionMatcher, find_document_mentions
 from ..model import TIER_THRESHOLDS, IndexReport, Link, Mention, ParsedDocument, Problem, TextReady
@@ -887,23 +886,10 @@ def _config_changed(store: Store, config) -> bool:
 
 
 def refresh_index(ws: Workspace) -> IndexReport:
-    """Run the stages over what the index already holds, re-reading no file: after a change made in
-    the index itself (a merge, an asserted entity, an unlink, an answer), entities, mentions and
-    relations follow it. Waits up to 30 s for a running `kbg index`."""
-    return index_vault(Path(ws.root), store=ws.store, only=set(), lock_wait=30)
+    """ws.refresh(): what features called before the workspace carried the re-read."""
+    return ws.refresh()
 
 
 def reread_after_write(ws: Workspace, paths: set[str]) -> bool:
-    """Re-read pages kbgraph has just written, once the write is committed, waiting for a running
-    `kbg index` as long as a write may. When another index holds the vault past the wait, the write
-    still stands (its row is stored, its line is in the page) and is not reported as failed — a user
-    would retry it and record it twice: the next index re-reads the pages, whose files changed.
-    Returns whether they were re-read now."""
-    try:
-        index_vault(Path(ws.root), store=ws.store, only=set(paths), lock_wait=WRITE_REREAD_WAIT)
-    except IndexLocked:
-        return False
-    return True
-
-
-WRITE_REREAD_WAIT = 30.0
+    """ws.reread(paths): what features called before the workspace carried the re-read."""
+    return ws.reread(paths)
