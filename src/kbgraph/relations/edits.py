@@ -14,7 +14,6 @@ from ..access import LOCAL
 from ..errors import InvalidInput, NotFound, StoreError
 from ..entities.lookup import find_entity
 from ..model import Entity
-from ..ingest.pipeline import reread_after_write
 from ..pages.files import create_entity_page, edit_page, write_lock
 from ..pages.relation_lines import format_line, remove_lines, safe_target, upsert_line
 from .conflicts import LOOP_KINDS, Conflict, find_conflicts, find_loops, loop_note, record
@@ -104,7 +103,7 @@ def relate_entities(ws: Workspace, source: Entity, type_name: str, target: Entit
                  "valid_from": since, "context": context},
                 stamp_after(existing) if existing else now_iso(), bump=True,
             )
-        if origin == "page" and reread_after_write(ws, {page_path}):
+        if origin == "page" and ws.reread({page_path}):
             row = store.get_relation(src.id, tgt.id, rtype.name)
             if row is None:
                 raise StoreError(f"the line written to {page_path} did not read back as a relation (is it inside "
@@ -188,7 +187,7 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
         if row is None and _was_ended(store, ws, src, rtype.name, tgt):
             # Removed already (a first run that was killed after ending it, or run twice): done, not refused;
             # a page that run edited is re-read if it was not (unchanged pages are skipped).
-            reread_after_write(ws, set(paths.values()))
+            ws.reread(set(paths.values()))
             return {"removed": True, "already": True, **_stated(src, rtype.name, tgt), "page": None}
         if row is None:
             raise NotFound(f"no relation {src.name} --{rtype.name}--> {tgt.name}",
@@ -208,7 +207,7 @@ def unrelate(ws: Workspace, source_name: str, type_name: str, target_name: str) 
             store.end_relation(row["id"], stamp_after(row))
         # Every page of either end, not only those edited now: a first run killed after its page edit
         # left a page that this run finds edited already, and the index must still read it again.
-        reread_after_write(ws, set(paths.values()))
+        ws.reread(set(paths.values()))
     page_path = ", ".join(sorted(edited)) or None
     return {"removed": True, **_stated(src, rtype.name, tgt), "page": page_path}
 
@@ -252,9 +251,7 @@ def create_entity(ws: Workspace, entity_type: str, name: str) -> Entity:
     with ws.store.transaction():
         ws.store.add_asserted_entity(entity_type, name, now_iso())
         ws.store.set_meta("entities_dirty", "1")
-    from ..ingest.pipeline import refresh_index
-
-    refresh_index(ws)
+    ws.refresh()
     return find_entity(ws.store, name, entity_type, access=ws.access)
 
 
@@ -288,6 +285,4 @@ class _Line:
 
 
 def _reindex(ws: Workspace, rel_path: str) -> None:
-    from ..ingest.pipeline import index_vault
-
-    index_vault(Path(ws.root), store=ws.store, only={rel_path}, lock_wait=30)
+    ws.reindex({rel_path})

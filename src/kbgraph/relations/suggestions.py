@@ -27,8 +27,6 @@ def extract_now(ws: Workspace, paths: list[str], progress=None) -> dict:
     """Run extraction again, now, on these documents (all of them if none are given): the pattern rules
     and, when kbgraph.toml configures one, the LLM extractor. Returns what the index run reported and
     the pending suggestions of those documents."""
-    from ..ingest.pipeline import index_vault
-
     store = ws.store
     docs = []
     for path in paths:
@@ -38,7 +36,7 @@ def extract_now(ws: Workspace, paths: list[str], progress=None) -> dict:
         docs.append(doc)
     with store.transaction():
         store.mark_for_rescan([d["id"] for d in docs] if docs else None)
-    report = index_vault(ws.root, store=store, lock_wait=30, progress=progress)
+    report = ws.reindex(progress=progress)
     by_id = {s["id"]: s for d in docs for s in store.suggestions(ws.access, "pending", d["path"])}
     pending = sorted(by_id.values(), key=lambda s: s["id"]) if docs else store.suggestions(ws.access, "pending")
     return {"documents": len(docs) if docs else store.stats()["documents"], "report": report, "pending": pending}
@@ -76,9 +74,7 @@ def accept(ws: Workspace, suggestion_id: int) -> dict:
         (d["date"][:10] for d in docs if d.get("date")), default=None)
     relation = _related_already(ws, suggestion, source, target) if redo else None
     if relation is not None:  # a first run killed after writing it may not have re-read the page it wrote
-        from ..ingest.pipeline import reread_after_write
-
-        reread_after_write(ws, {page for page in (source.page_path, target.page_path) if page})
+        ws.reread({page for page in (source.page_path, target.page_path) if page})
     if relation is None:
         relation = relate_entities(ws, source, suggestion["type"], target, None, doc, None, False,
                                    suggestion["confidence"], since=since)
