@@ -11,7 +11,6 @@ from __future__ import annotations
 from ..errors import InvalidInput, NotFound
 from .lookup import find_entity, key_of
 from ..pages.files import edit_page, page_text, write_lock
-from ..ingest.pipeline import refresh_index, reread_after_write
 from ..base.vault import shown_path
 from ..relations.records import now_iso
 from ..store.base import DocFilter
@@ -25,7 +24,7 @@ def unlink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     with store.transaction():
         added = store.add_unlink(key_of(store, entity), entity.name, doc["path"], now_iso())
         store.mark_for_rescan([doc["id"]])
-    refresh_index(ws)
+    ws.refresh()
     return {"entity": entity.name, "path": doc["path"], "unlinked": True, "changed": added}
 
 
@@ -37,7 +36,7 @@ def relink(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     with store.transaction():
         removed = store.remove_unlink(key_of(store, entity), doc["path"])
         store.mark_for_rescan([doc["id"]])
-    refresh_index(ws)
+    ws.refresh()
     return {"entity": entity.name, "path": doc["path"], "unlinked": False, "changed": removed}
 
 
@@ -56,7 +55,7 @@ def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
     path = doc["path"]
     row = _first_unlinked(ws, entity.id, path)
     if row is None or not _still_written(ws, path, row):
-        reread_after_write(ws, {path})
+        ws.reread({path})
         row = _first_unlinked(ws, entity.id, path)
     if row is None:
         if _links(ws, entity.id, doc["id"]):
@@ -76,7 +75,7 @@ def link(ws: Workspace, entity_name: str, doc_path: str) -> dict:
 
     with write_lock(ws.root):
         edit_page(ws.root, path, wrap)
-    reread_after_write(ws, {path})
+    ws.reread({path})
     return {"entity": entity.name, "path": path, "surface": surface, "link": link_text,
             "remaining": max(0, row["count"] - 1), "changed": True}
 

@@ -53,9 +53,7 @@ def merge_entities(ws: Workspace, merged_name: str, into_name: str) -> dict:
                 _save_pending(store, key_of(store, merged), None)  # this merge is what to undo now
             store.set_meta("entities_dirty", "1")
         edited = _remove_self_lines(ws, outcome["self_loops_dropped"], {merged.id: merged, into.id: into})
-        from ..ingest.pipeline import index_vault
-
-        index_vault(Path(ws.root), store=ws.store, only=set(edited), lock_wait=30)
+        ws.reindex(edited)
     result = find_entity(store, into.name, into.type, access=ws.access)
     # Each had a manager, or one managed the other: the merged entity now states both, which is a conflict.
     conflicts = record_conflicts_of(store, ws.config.vocabulary, result.id, today_iso(), now_iso())
@@ -101,11 +99,9 @@ def _recorded_merge(store: Store, merged_name: str, merged) -> Merge | None:
 def _finish_recorded(ws: Workspace, merge: Merge) -> dict:
     """What is left of a recorded merge: the entity set rebuilt with it (the re-index a killed run did
     not get to; nothing when it did). The relations moved with the record, in its transaction."""
-    from ..ingest.pipeline import refresh_index
-
     with write_lock(ws.root):
         if ws.store.get_meta("entities_dirty") == "1":
-            refresh_index(ws)
+            ws.refresh()
     result = find_entity(ws.store, merge.into_name, merge.into_type, access=ws.access)
     return {"merged": merge.from_name, "into": result.name, "type": result.type, "aliases": list(result.aliases),
             "relations_moved": 0, "duplicates_collapsed": 0, "self_relations_dropped": [], "pages_edited": [],
@@ -122,8 +118,6 @@ def unmerge_entity(ws: Workspace, merged_name: str) -> dict:
     unmerge (meta UNMERGING), which says how far the steps got and is cleared by the last one; run
     again after a kill at any point, the unmerge resumes there (each step is idempotent) instead of
     saying the entity was not merged."""
-    from ..ingest.pipeline import index_vault, refresh_index
-
     store = ws.store
     pending = _pending_unmerge(store, merged_name)
     if pending is None:
@@ -144,9 +138,9 @@ def unmerge_entity(ws: Workspace, merged_name: str) -> dict:
     with write_lock(ws.root):
         if "to_page" in pending:  # resumed past the give-back: a page may hold a line restated and not re-read,
             # which a refresh alone (no file read) would take for a line removed, and end its relation
-            index_vault(Path(ws.root), store=store, only=_pages_of(store, pending["to_page"]), lock_wait=30)
+            ws.reindex(_pages_of(store, pending["to_page"]))
         else:
-            refresh_index(ws)
+            ws.refresh()
         from_id = store.entity_ids_by_key().get(merge.from_key)
         if "to_page" not in pending:
             with store.transaction():
