@@ -139,7 +139,6 @@ def _low_information(question: dict) -> bool:
 
 def _link_in_documents(ws: Workspace, decision_id: int, question: dict) -> dict:
     from ..entities.names import name_key
-    from ..ingest.pipeline import refresh_index
     from ..relations.records import now_iso
 
     store, now = ws.store, now_iso()
@@ -153,7 +152,7 @@ def _link_in_documents(ws: Workspace, decision_id: int, question: dict) -> dict:
         if question["outcome"] != "confirmed":
             store.decide(decision_id, "confirmed", "user", now)
         store.set_meta("entities_dirty", "1")
-    refresh_index(ws)
+    ws.refresh()
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
             "entity": question["candidate_name"], "documents": docs,
             **_findable(ws, question["surface"], question["candidate_key"])}
@@ -177,9 +176,7 @@ def reject(ws: Workspace, decision_id: int) -> dict:
         ws.store.set_meta("entities_dirty", "1")  # the next best candidate, if any, may be asked about
         if is_prose_question(question):  # asked by the mention scan, which only a re-scan runs again
             ws.store.set_meta("mentions_rescan_all", "1")
-    from ..ingest.pipeline import refresh_index
-
-    refresh_index(ws)
+    ws.refresh()
     return {"id": decision_id, "outcome": "rejected", "surface": question["surface"],
             "entity": question["candidate_name"]}
 

@@ -163,7 +163,6 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
     else in either file changes), the answer is saved, and the page is re-read. Redoable: confirming
     again finds the line there and only re-reads."""
     from ..entities.assemble import SAME_AS_KEY
-    from ..ingest.pipeline import index_vault
     from ..pages.files import edit_page, write_lock
     from ..pages.frontmatter_lines import add_list_value
     from .decisions import answered_at
@@ -189,7 +188,7 @@ def confirm_duplicate(ws: Workspace, decision_id: int, question: dict) -> dict:
                 if q["outcome"] != "confirmed":
                     ws.store.decide(qid, "confirmed", "user", answered_at(q))
             ws.store.set_meta("entities_dirty", "1")
-    index_vault(Path(ws.root), store=ws.store, only=set(paths), lock_wait=30)
+    ws.reindex(paths)
     return {"id": decision_id, "outcome": "confirmed", "surface": question["surface"],
             "entity": question["candidate_name"], "aliases": [q["surface"] for _, q in together], "documents": paths,
             **({"cluster": question["features"]["cluster"]} if len(together) > 1 else {})}
