@@ -129,8 +129,6 @@ def import_data(ws: Workspace, data: dict) -> dict:
     history = [_valid_version(i, v) for i, v in enumerate(data.get("relation_history", []))]
     facts, loops = valid_memory(data)
     _check_merges([m for m, _ in merges], store.merges())
-    from .ingest.pipeline import index_vault, refresh_index
-
     now = now_iso()
     known = {m.from_key for m in store.merges()}
     # What names alone say (short-name links, asserted entities, merges) goes in before the notes are
@@ -150,7 +148,7 @@ def import_data(ws: Workspace, data: dict) -> dict:
         store.set_meta("entities_dirty", "1")
     # The notes define most entities: index them, so relation ends resolve to them instead of being
     # created as asserted entities.
-    index_vault(Path(ws.root), store=store, lock_wait=30)
+    ws.reindex()
     ids = store.entity_ids_by_key()
     asserted_keys = {entity_key(item["type"], item["name"]) for item in asserted}
     waiting = [r for r in relations if _waits_on_its_page(store, ids, r, asserted_keys)]
@@ -206,15 +204,13 @@ def import_data(ws: Workspace, data: dict) -> dict:
             restored_history = store.restore_history(_versions_for(store, history))
             added_facts, added_loops = import_memory(store, facts, loops)
         if homes or waiting_pages:
-            from .ingest.pipeline import reread_after_write
-
-            reread_after_write(ws, {path for path, _ in homes.values()} | waiting_pages)
+            ws.reread({path for path, _ in homes.values()} | waiting_pages)
     if unlinks:
         with store.transaction():
             store.mark_for_rescan(None)
-        refresh_index(ws)
+        ws.refresh()
     elif decisions_added:
-        refresh_index(ws)
+        ws.refresh()
     return {"asserted_entities": len(asserted), "merges": len(merges), "relations": len(relations),
             "relations_added": relations_added,
             "created_entities": len(missing), "unlinks": len(unlinks), "reference_links": len(links),
@@ -398,11 +394,9 @@ def _valid_decision(index: int, item: object) -> dict:
 
 
 def _rebuild_entities(ws: Workspace) -> None:
-    from .ingest.pipeline import refresh_index
-
     with ws.store.transaction():
         ws.store.set_meta("entities_dirty", "1")
-    refresh_index(ws)
+    ws.refresh()
 
 
 def _valid_link(index: int, item: object, entity_types) -> dict:

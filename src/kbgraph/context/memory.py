@@ -190,13 +190,9 @@ def _count(text: str, offset: int, title: str, line: str) -> int:
 
 def reindex(ws: Workspace, rel_path: str) -> None:
     """Index a page kbgraph needs read now (a new entity page, before anything refers to its id)."""
-    from ..ingest.pipeline import index_vault
-
-    index_vault(Path(ws.root), store=ws.store, only={rel_path}, lock_wait=30)
+    ws.reindex({rel_path})
 
 
 def reread(ws: Workspace, rel_path: str) -> None:
     """Re-read a page after a committed write; a running index past the wait leaves it to the next one."""
-    from ..ingest.pipeline import reread_after_write
-
-    reread_after_write(ws, {rel_path})
+    ws.reread({rel_path})
