@@ -40,7 +40,6 @@ from .parse import parse_document
 from .profile_stage import profile_stage
 from ..store.base import DocState, Store
 from ..base.vault import FileEntry, FrontmatterError, file_entry, read_file, walk_vault
-from ..base.workspace import Workspace
 
 ProgressFn = Callable[[str, int, int], None]
 BATCH_SIZE = 250
@@ -883,13 +882,3 @@ def _config_changed(store: Store, config) -> bool:
     if stored is None:
         return store.get_meta("last_indexed") is not None
     return stored != config.fingerprint
-
-
-def refresh_index(ws: Workspace) -> IndexReport:
-    """ws.refresh(): what features called before the workspace carried the re-read."""
-    return ws.refresh()
-
-
-def reread_after_write(ws: Workspace, paths: set[str]) -> bool:
-    """ws.reread(paths): what features called before the workspace carried the re-read."""
-    return ws.reread(paths)
