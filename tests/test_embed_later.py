@@ -13,7 +13,7 @@ import pytest
 from kbgraph.access import LOCAL
 from kbgraph.config import load_config
 from kbgraph.embed import FakeEmbedder, register_embedder
-from kbgraph.embed.run import embed_vault
+from kbgraph.ingest.embedding import embed_vault
 from kbgraph.embed.stage import BATCH
 from kbgraph.errors import StoreError
 from kbgraph.ingest.pipeline import BATCH_BYTES, Pipeline, index_vault

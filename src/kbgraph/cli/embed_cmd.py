@@ -35,7 +35,7 @@ def embed(vault: str | None, as_json: bool, quiet: bool, background: bool, show_
     if show_status or background:
         _background(vault, as_json, background)
         return
-    from ..embed.run import embed_vault
+    from ..ingest.embedding import embed_vault
     from ..model import as_dict
 
     with open_workspace(vault) as ws, _ProgressBar(quiet, as_json) as bar:

@@ -1,6 +1,6 @@
 """Embedding in a process of its own, detached from the terminal that asked for it.
 
-`start_background` starts `python -m kbgraph.embed.runner` in a new session (no terminal, so closing
+`start_background` starts `python -m kbgraph.ingest.embed_runner` in a new session (no terminal, so closing
 it does not stop the run), stdin closed, output appended to <vault>/.kbgraph/embed.log. The runner
 embeds in rounds under the index lock (runner.py), saving each model call, so killing it loses at
 most one call and the next start resumes.
@@ -119,7 +119,7 @@ def start_background(root: Path, db: str | None = None) -> EmbedStart:
         if db:
             env["KBG_DB"] = db  # in the environment, not the command line, where any user could read it
         with open(log, "ab") as out:
-            child = subprocess.Popen([sys.executable, "-m", "kbgraph.embed.runner", str(root), str(fd)],
+            child = subprocess.Popen([sys.executable, "-m", "kbgraph.ingest.embed_runner", str(root), str(fd)],
                                      stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=root,
                                      env=env, pass_fds=(fd,), start_new_session=True)
     finally:

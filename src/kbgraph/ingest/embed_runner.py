@@ -1,5 +1,5 @@
-"""The background embedding process: `python -m kbgraph.embed.runner VAULT LOCK_FD` (started by
-background.start_background, which holds the embed lock on LOCK_FD and hands it over).
+"""The background embedding process: `python -m kbgraph.ingest.embed_runner VAULT LOCK_FD` (started by
+embed.background.start_background, which holds the embed lock on LOCK_FD and hands it over).
 
 It embeds in rounds of a few hundred sections, each under the index lock, and lets go of that lock
 between rounds: a `kbg index` (or a write's re-read) waits at most one round, and the sections it
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..clock import now_iso
 from ..errors import KbgError
-from .background import RUNNING_META, paths, write_status
+from ..embed.background import RUNNING_META, paths, write_status
 
 YIELD_S = 0.1  # between rounds, long enough for a waiting index (it polls every 20 ms) to take the lock
 INDEX_WAIT_S = 24 * 3600.0  # a round waits for a running index however long it takes
@@ -58,9 +58,10 @@ class StatusFile:
 def embed_in_rounds(root: Path, status: StatusFile, lock_fd: int, db: str | None) -> None:
     """Embed until no section lacks a vector, then compare documents by meaning and record the run."""
     from ..config import load_config
-    from ..ingest.pipeline import IndexRun, index_lock
+    from ..locks import index_lock
+    from .pipeline import IndexRun
     from ..store import open_store
-    from .stage import recount_missing
+    from ..embed.stage import recount_missing
 
     store = open_store(root, create=False, db=db)
     run = IndexRun(root=root, config=load_config(root), store=store, only=set(), progress=status.progress)
@@ -95,7 +96,7 @@ class _Rounds:
 
     def next(self) -> bool:
         """Embed one round; False once there is nothing left and the run is finished."""
-        from .stage import open_embedding
+        from ..embed.stage import open_embedding
 
         self.status.state("embedding")
         if not self.opened:
@@ -113,7 +114,7 @@ class _Rounds:
 
 def _finish(run, embedding) -> None:
     from ..docgraph.similar_stage import similar_stage
-    from .run import finish_embedding
+    from .embedding import finish_embedding
 
     if embedding is not None:
         embedding.close()

@@ -19,7 +19,8 @@ from ..store.base import Store
 def embed_vault(root: Path, progress=None, store: Store | None = None, lock_wait: float = 0.0) -> EmbedReport:
     """Give a vector to every section of the indexed vault at root that has none; saved a model call
     at a time, so an interrupted run loses at most that call and the next one resumes."""
-    from ..ingest.pipeline import IndexRun, Pipeline, index_lock
+    from ..locks import index_lock
+    from .pipeline import IndexRun, Pipeline
     from ..store import open_store
 
     root = Path(root)
@@ -46,7 +47,7 @@ def embed_vault(root: Path, progress=None, store: Store | None = None, lock_wait
 def _not_in_background(root: Path) -> None:
     """Refuse while a background embedding runs: it is doing this already (and holds the lock for
     a round at a time, so a second embedding would only take turns with it)."""
-    from .background import embed_status
+    from ..embed.background import embed_status
 
     status = embed_status(root)
     if status.running:
