@@ -39,7 +39,7 @@ def _kep_vault(root: Path) -> Path:
 
 
 def _notes(root: Path):
-    from kbgraph.ingest.vault import split_frontmatter
+    from kbgraph.base.vault import split_frontmatter
 
     return [(p.name, split_frontmatter(p.read_text())[0]) for p in sorted(root.glob("*.md"))]
 
@@ -84,7 +84,7 @@ def test_a_vault_of_ordinary_pages_infers_nothing_the_defaults_read(tmp_path):
 
 
 def _notes_nested(root: Path):
-    from kbgraph.ingest.vault import split_frontmatter
+    from kbgraph.base.vault import split_frontmatter
 
     return [(str(p.relative_to(root)), split_frontmatter(p.read_text())[0]) for p in sorted(root.rglob("*.md"))]
 

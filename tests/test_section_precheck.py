@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from kbgraph.ingest.markdown import parse_sections
+from kbgraph.base.markdown import parse_sections
 from kbgraph.pages.relation_lines import may_have_section
 
 _LINES = st.sampled_from([

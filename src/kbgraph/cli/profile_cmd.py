@@ -22,7 +22,7 @@ def show(vault: str | None, as_json: bool) -> None:
     from pathlib import Path
 
     from ..ingest.profile_stage import infer_vault_profile
-    from ..ingest.vault import find_vault
+    from ..base.vault import find_vault
     from ..profile.toml_text import profile_toml
 
     inferred = infer_vault_profile(Path(find_vault(explicit=vault or os.environ.get("KBG_VAULT") or None)))

@@ -16,7 +16,7 @@ from typing import Any
 from ..config import (PROFILE_NAME, Config, config_from_dict, merge_inferred, stored_profile, user_config)
 from ..errors import ConfigError
 from ..model import Problem
-from .vault import FrontmatterError, INDEX_DIR, read_file, read_in_vault, split_frontmatter
+from ..base.vault import FrontmatterError, INDEX_DIR, read_file, read_in_vault, split_frontmatter
 
 IndexRun = Any  # pipeline.IndexRun, which imports this stage
 
@@ -107,7 +107,7 @@ def infer_vault_profile(root: Path):
     notes as they are: what `kbg profile show` prints and `kbg init --infer` writes."""
     from ..config import load_config
     from ..profile.infer import infer_profile
-    from .vault import walk_vault
+    from ..base.vault import walk_vault
 
     user, _ = user_config(root)
     config = load_config(root)

@@ -18,7 +18,7 @@ from typing import Iterable
 from ..config import DEFAULT_FOLDER_KINDS, DEFAULT_FRONTMATTER_RELATIONS, DEFAULT_PAGE_KINDS, DEFAULT_REFERENCES
 from ..entities.names import as_name_list
 from ..entities.values import PLACEHOLDERS, identifier_of, value_shape
-from ..relations.vocabulary import SEED_TYPES as _SEED
+from ..vocabulary import SEED_TYPES as _SEED
 
 # Keys that say what a note is or who may read it, never whom it names.
 RESERVED = frozenset({"title", "name", "type", "kind", "date", "created", "updated", "modified", "tags", "tag",
