@@ -8,7 +8,7 @@ variants of a known person (`truth` = their id) or of someone who is not in the 
 (`truth` = None: the right outcome is "new"), including hard negatives that share a first
 name or a surname with a known person.
 
-The nickname table here is written separately from kbgraph.resolve.nicknames and on purpose
+The nickname table here is written separately from kbgraph.entities.nicknames and on purpose
 holds forms that one lacks (Sasha, Dima, Pepe, Nastya), so the benchmark is not graded on the
 resolver's own table.
 

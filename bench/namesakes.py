@@ -213,7 +213,7 @@ def _neighbours(word: str, pool: list[str]) -> list[str]:
 def _one_given_name(a: str, b: str) -> bool:
     """Steve / Steven, Ed / Ned: forms of one given name, as likely the same person as not; left out
     of the namesakes (the resolver's own diminutive table decides, the one place it is consulted)."""
-    from kbgraph.resolve.nicknames import canonical_given_name
+    from kbgraph.entities.nicknames import canonical_given_name
 
     group = canonical_given_name(a)
     return group is not None and group == canonical_given_name(b)

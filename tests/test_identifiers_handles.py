@@ -7,7 +7,7 @@ from __future__ import annotations
 from kbgraph.access import LOCAL
 from kbgraph.entities.lookup import find_entity
 from kbgraph.ingest.pipeline import index_vault
-from kbgraph.resolve.keys import parse_name
+from kbgraph.entities.keys import parse_name
 from kbgraph.resolve.model import EntityProfile, MentionInfo
 from kbgraph.resolve.resolver import ResolverIndex
 from kbgraph.store import open_store

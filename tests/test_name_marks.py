@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbgraph.resolve.duplicates import DuplicateRecord, PROPOSE_WEIGHT, normalise, score_pair
-from kbgraph.resolve.keys import parse_name
+from kbgraph.entities.keys import parse_name
 from kbgraph.resolve.model import EntityProfile, MentionInfo
 from kbgraph.resolve.resolver import ResolverIndex
 

@@ -9,7 +9,7 @@ pytest.importorskip("jellyfish")
 
 from kbgraph.errors import InvalidInput, MissingDependency  # noqa: E402
 from kbgraph.resolve import blocking_keys, parse_name, surface_key  # noqa: E402
-from kbgraph.resolve.keys import MAX_NAME_CHARS  # noqa: E402
+from kbgraph.entities.keys import MAX_NAME_CHARS  # noqa: E402
 
 
 def test_a_full_name_gets_every_key_family():
@@ -99,7 +99,7 @@ def test_non_latin_names_get_word_keys_without_phonetic_codes():
 def test_a_missing_package_names_the_pip_command(monkeypatch):
     import importlib
 
-    from kbgraph.resolve import _optional
+    from kbgraph.entities import _optional
 
     real = importlib.import_module
 

@@ -241,7 +241,7 @@ def test_an_all_caps_acronym_is_no_ones_initials(acronym):
         "Ana P. Ibarra", "Sara Rose Evans", "Olga K. Rossi", "Nora Anne Sato Adler", "Hana Reed", "Quinn Adams")])
     d = index.resolve(MentionInfo(acronym, "person", met))
     assert d.outcome == "new" and d.best is None, d.reason
-    from kbgraph.resolve.keys import parse_name
+    from kbgraph.entities.keys import parse_name
 
     assert parse_name(acronym).kind != "initials"
 

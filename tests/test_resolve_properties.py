@@ -24,7 +24,7 @@ from kbgraph.resolve import (  # noqa: E402
     fit,
 )
 from kbgraph.resolve.features import features  # noqa: E402
-from kbgraph.resolve.keys import MAX_NAME_CHARS  # noqa: E402
+from kbgraph.entities.keys import MAX_NAME_CHARS  # noqa: E402
 
 from .conftest import fast  # noqa: E402
 

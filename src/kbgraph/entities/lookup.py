@@ -140,9 +140,9 @@ def _open_questions(store: Store, name: str, named: list[Entity], entity_type: s
 
 
 def _question_key(name: str) -> str:
-    """The key the resolver files its questions about a name under (resolve/keys.py surface_key)."""
+    """The key the resolver files its questions about a name under (entities/keys.py surface_key)."""
     from ..errors import MissingDependency
-    from ..resolve.keys import surface_key
+    from .keys import surface_key
 
     try:
         return surface_key(name)

@@ -190,10 +190,10 @@ def _save_pending(store: Store, from_key: str, pending: dict | None) -> None:
 
 
 def _surface_key(name: str) -> str:
-    """The key entity resolution remembers answers under (see kbgraph.resolve.keys.surface_key)."""
+    """The key entity resolution remembers answers under (see kbgraph.entities.keys.surface_key)."""
     from ..errors import InvalidInput as Invalid
     from .names import name_key
-    from ..resolve.keys import surface_key
+    from .keys import surface_key
 
     try:
         return surface_key(name)

@@ -3,7 +3,7 @@
     index = ResolverIndex([EntityProfile(1, "person", "Arjun Mehta", aliases=("AJ",))])
     index.resolve(MentionInfo("Arjoon Mehta")).outcome   # "auto-link", "ask" or "new"
 
-keys.py (blocking keys) -> features.py (evidence) -> scoring.py (logistic model, rules,
+entities/keys.py (blocking keys, below entity lookup) -> features.py (evidence) -> scoring.py (logistic model, rules,
 refit) -> resolver.py (the index and the decision). No database: the caller stores the
 decision log (Decision.log_rows) and feeds answers back as confirmed / rejected pairs.
 """
@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .keys import MAX_NAME_CHARS, blocking_keys, parse_name, surface_key
+    from ..entities.keys import MAX_NAME_CHARS, blocking_keys, parse_name, surface_key
     from .model import FEATURE_NAMES, OUTCOMES, Candidate, Decision, EntityProfile, Features, MentionInfo
     from .resolver import ResolverIndex, decide
     from .scoring import (
@@ -35,10 +35,10 @@ if TYPE_CHECKING:
 # fuzzy matcher (rapidfuzz) and the resolver it never used. The function features() is imported from
 # kbgraph.resolve.features: here its name would be the submodule's once anything imported that module.
 _SOURCES = {
-    "keys": ("MAX_NAME_CHARS", "blocking_keys", "parse_name", "surface_key"),
-    "model": ("FEATURE_NAMES", "Features", "OUTCOMES", "Candidate", "Decision", "EntityProfile", "MentionInfo"),
-    "resolver": ("ResolverIndex", "decide"),
-    "scoring": ("DEFAULT_THRESHOLDS", "DEFAULT_WEIGHTS", "CalibrationReport", "Example", "Thresholds", "Weights",
+    "..entities.keys": ("MAX_NAME_CHARS", "blocking_keys", "parse_name", "surface_key"),
+    ".model": ("FEATURE_NAMES", "Features", "OUTCOMES", "Candidate", "Decision", "EntityProfile", "MentionInfo"),
+    ".resolver": ("ResolverIndex", "decide"),
+    ".scoring": ("DEFAULT_THRESHOLDS", "DEFAULT_WEIGHTS", "CalibrationReport", "Example", "Thresholds", "Weights",
                 "calibration_report", "examples_from_log", "fit", "probability"),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
@@ -48,7 +48,7 @@ def __getattr__(name: str) -> Any:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 

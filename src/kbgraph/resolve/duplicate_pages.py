@@ -27,7 +27,7 @@ from .duplicate_clusters import DuplicateCluster, duplicate_clusters
 from .duplicates import (
     MODEL_VERSION, PROPOSE_WEIGHT, DuplicatePair, DuplicateRecord, find_duplicates, normalise, score_pair,
 )
-from .keys import surface_key
+from ..entities.keys import surface_key
 from ..entities.names import name_key
 from ..store.base import Store
 from ..base.workspace import Workspace

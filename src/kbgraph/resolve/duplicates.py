@@ -12,7 +12,7 @@ Three steps, each a plain function:
    agree), dates of birth parsed to ISO (day first when ambiguous), addresses tokenised with common
    abbreviations expanded ("St" -> street), handles without '@', role and team case-folded.
 2. **Block** (`candidate_pairs`): a pair is compared only when the two records share a key
-   (`blocking_keys_of`: the name keys of resolve.keys.blocking_keys that identify a whole name,
+   (`blocking_keys_of`: the name keys of entities.keys.blocking_keys that identify a whole name,
    compact, sorted tokens, user-name shapes such as "jsmith" where one side is one word or an
    initial; a phonetic key of given + surname in either order; each name part with each of its
    letters deleted beside the other part's first two letters, so one slip anywhere, the first letter too,
@@ -48,9 +48,9 @@ from typing import Callable, Iterable, Mapping
 from ..entities.identifiers import id_number
 from ..entities.names import fold
 from ..errors import InvalidInput
-from ._optional import require
-from .keys import GENERATIONS, blocking_keys, normalize_email, parse_name, phonetic_codes
-from .nicknames import canonical_given_name
+from ..entities._optional import require
+from ..entities.keys import GENERATIONS, blocking_keys, normalize_email, parse_name, phonetic_codes
+from ..entities.nicknames import canonical_given_name
 from .roster import GIVEN_NAMES
 
 jellyfish = require("jellyfish")

@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..entities.common_words import COMMON_WORDS
-from ._optional import require
+from ..entities._optional import require
 from .model import FEATURE_NAMES, LOW_INFO, EntityProfile, Features, MentionInfo
-from .keys import (
+from ..entities.keys import (
     ParsedName,
     email_local,
     latin_spelling,
@@ -55,7 +55,7 @@ from .keys import (
     phonetic_codes,
     user_name_shapes,
 )
-from .nicknames import canonical_given_name
+from ..entities.nicknames import canonical_given_name
 from .roster import is_real_name
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from operator import attrgetter
 
+from ..errors import InvalidInput
+
 OUTCOMES = ("auto-link", "ask", "new")
 LOW_INFO = 0.5  # a mention with info at or below this is "low information" (see scoring.apply_rules)
 
@@ -118,3 +120,18 @@ class Decision:
             }
             for c in self.candidates
         ]
+
+
+def profile_keys(profile: EntityProfile) -> frozenset[str]:
+    """Blocking keys of every name, alias and email of a profile (InvalidInput: nothing in it to match).
+    Here rather than in resolver.py: checking a profile must not load the fuzzy matcher."""
+    from ..entities.keys import email_keys, name_keys, normalize_email, parse_name
+
+    if not isinstance(profile.entity_id, int):
+        raise InvalidInput(f"entity_id must be an int, not {type(profile.entity_id).__name__}")
+    keys: set[str] = set()
+    for name in (profile.name, *profile.aliases):
+        keys |= name_keys(parse_name(name))
+    for email in profile.emails:
+        keys |= email_keys(normalize_email(email))
+    return frozenset(keys)

@@ -79,7 +79,7 @@ class ProseResolver:
               decided: dict[tuple[str, str], str], weights: Weights, thresholds: Thresholds) -> ProseResolver:
         """From the index's people, their keys, what each document claims (for the people's context,
         as references.py builds it) and the decision log."""
-        from .keys import profile_keys
+        from .model import profile_keys
 
         keys = {entity_id: key for key, entity_id in ids_by_key.items()}
         context = _context(docs_entities)

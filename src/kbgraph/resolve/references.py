@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidInput
 from ..model import EntityClaim, EntityRecord
-from .keys import surface_key
+from ..entities.keys import surface_key
 from .model import Candidate, EntityProfile, MentionInfo
 from .scoring import DEFAULT_WEIGHTS, Thresholds, Weights
 
@@ -173,7 +173,7 @@ def _handle_near_misses(records, claims, owner, anchored: set[str], rejected, we
 def _resolve_one(resolver, record: EntityRecord, context: frozenset[int], rejected_of: dict[str, frozenset[int]],
                  confirmed: dict[str, int]):
     from ..entities.names import name_key
-    from .keys import surface_key
+    from ..entities.keys import surface_key
 
     try:
         key = surface_key(record.name)
@@ -275,7 +275,7 @@ def _profile(i: int, record: EntityRecord, context: frozenset[int]) -> EntityPro
     emails = record.attributes.get("email") or record.attributes.get("emails") or ()
     emails = (emails,) if isinstance(emails, str) else tuple(e for e in emails if isinstance(e, str))
     aliases = tuple(a for a in record.aliases if a.strip())
-    from .keys import profile_keys
+    from .model import profile_keys
 
     profile = EntityProfile(i, record.type, record.name, aliases, emails, context)
     try:

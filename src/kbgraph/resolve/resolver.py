@@ -19,10 +19,10 @@ import math
 from functools import lru_cache
 
 from ..errors import InvalidInput
-from ._optional import require
+from ..entities._optional import require
 from .features import MentionView, Prepared, compute, namesake_detail, prepare_profile
-from .keys import ParsedName, email_keys, name_keys, normalize_email, parse_name, profile_keys, surface_key
-from .model import Candidate, Decision, EntityProfile, MentionInfo
+from ..entities.keys import ParsedName, email_keys, name_keys, normalize_email, parse_name, surface_key
+from .model import Candidate, Decision, EntityProfile, MentionInfo, profile_keys
 from .scoring import (
     DEFAULT_THRESHOLDS,
     DEFAULT_WEIGHTS,

@@ -10,7 +10,7 @@ inverted index and a mention is scored only against the entities it shares a key
 - ``t:``  each word (first / middle / last name tokens);
 - ``k:``  the given-name group of a diminutive ("bob" and "robert" both give ``k:robert``);
 - ``p:`` / ``y:``  metaphone / NYSIIS of each word, for misspellings ("Arjoon");
-- ``i:``  initials ("Arjun Mehta" and "AM" both give ``i:am``); an acronym ("API", resolve/acronyms.py)
+- ``i:``  initials ("Arjun Mehta" and "AM" both give ``i:am``); an acronym ("API", entities/acronyms.py)
   is no one's initials and has its ``n:`` key only; so has an identifier (KEP-2291, "kep 2291", RFC 2119:
   ``n:kep2291``), which is matched exactly or not at all;
 - ``u:``  user-name shapes (arjunmehta, amehta, arjunm, mehtaa...) and the local part of an
@@ -30,17 +30,13 @@ import sys
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
-from ..entities.names import fold
-from ..entities.values import identifier_of
+from .names import fold
+from .values import identifier_of
 from ._optional import require
 from .acronyms import ACRONYMS
 from .nicknames import canonical_given_name
-
-if TYPE_CHECKING:
-    from .model import EntityProfile
 
 
 MAX_NAME_CHARS = 300
@@ -71,7 +67,7 @@ class ParsedName:
     """A surface form reduced to what matching needs."""
 
     text: str  # the cleaned surface: no wrapping quotes, no '@', an email's local part
-    kind: str  # "name" | "handle" | "email" | "initials" | "acronym" (resolve/acronyms.py) | "identifier"
+    kind: str  # "name" | "handle" | "email" | "initials" | "acronym" (entities/acronyms.py) | "identifier"
     tokens: tuple[str, ...]  # folded, lower-cased; apostrophes joined ("o'brien" -> "obrien")
     compact: str  # the exact-claim key: tokens joined; a handle keeps its '-', '_', '.'
     email: str | None = None  # the whole address when the surface is one
@@ -227,16 +223,3 @@ def surface_key(surface: str) -> str:
     """The key a remembered confirmation or rejection is stored under (an email stays whole)."""
     parsed = parse_name(surface)
     return parsed.email or parsed.compact
-
-
-def profile_keys(profile: EntityProfile) -> frozenset[str]:
-    """Blocking keys of every name, alias and email of a profile (InvalidInput: nothing in it to match).
-    Here rather than in resolver.py: checking a profile must not load the fuzzy matcher."""
-    if not isinstance(profile.entity_id, int):
-        raise InvalidInput(f"entity_id must be an int, not {type(profile.entity_id).__name__}")
-    keys: set[str] = set()
-    for name in (profile.name, *profile.aliases):
-        keys |= name_keys(parse_name(name))
-    for email in profile.emails:
-        keys |= email_keys(normalize_email(email))
-    return frozenset(keys)
