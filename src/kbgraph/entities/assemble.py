@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .mentions import Form, derived_first_name
 from ..model import EntityClaim, EntityRecord, Merge
-from .names import name_key, page_link_keys
+from .names import listed_names, name_key, page_link_keys
 from .namesakes import AMBIGUOUS_SUFFIX, page_keys
 
 LINE_TARGET_FIELD = "relations"  # the field of a `## Relations` line's target claim (a frontmatter one: its key)
@@ -183,8 +183,6 @@ def _page_merges(pages: list[EntityClaim], specs: dict[str, _Builder], by_name: 
     `index --full` and export without the database. A target no page of the same type names, or one
     that names this entity itself, is ignored; a cycle is broken where the replay meets it. A target may
     be a page's vault path without .md ("[[people/john-smith]]"): how a name namesakes share is written."""
-    from ..pages.frontmatter_lines import listed_names
-
     by_path: dict[str, list[str]] = {}  # "[[people/john-smith]]": a page by its path, for a name namesakes share
     for claim in pages:
         by_path.setdefault(page_link_keys(claim.doc_path)[1], []).append(keys_of[claim.doc_id])

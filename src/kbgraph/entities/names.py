@@ -82,3 +82,14 @@ def page_link_keys(page_path: str) -> tuple[str, str]:
     """The keys a [[link]] may use for a page: its file name and its vault path, both without extension."""
     without_ext = page_path.rsplit(".", 1)[0] if "." in page_path.rsplit("/", 1)[-1] else page_path
     return name_key(without_ext.rsplit("/", 1)[-1]), name_key(without_ext)
+
+
+def listed_names(value: object) -> list[str]:
+    """Names in a frontmatter list value, the unquoted wikilink form (`[[X]]`, read by YAML as a
+    nested list) included."""
+    if isinstance(value, list):
+        flat: list[object] = []
+        for item in value:
+            flat.extend(item if isinstance(item, list) else [item])
+        value = flat
+    return as_name_list(value)

@@ -14,22 +14,11 @@ from __future__ import annotations
 import json
 import re
 
-from ..entities.names import as_name_list, clean_reference, name_key
+from ..entities.names import clean_reference, listed_names, name_key
 from ..errors import InvalidInput
 
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _ITEM = re.compile(r"^([ \t]*)-[ \t]")
-
-
-def listed_names(value: object) -> list[str]:
-    """Names in a frontmatter list value, the unquoted wikilink form (`[[X]]`, read by YAML as a
-    nested list) included."""
-    if isinstance(value, list):
-        flat: list[object] = []
-        for item in value:
-            flat.extend(item if isinstance(item, list) else [item])
-        value = flat
-    return as_name_list(value)
 
 
 def add_list_value(text: str, body_offset: int, key: str, value: str, as_list: bool = False) -> str:
