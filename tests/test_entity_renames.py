@@ -39,7 +39,7 @@ def test_an_entity_with_two_pages_renamed_goes_where_its_own_page_went():
 def test_a_page_the_user_merged_into_an_entity_without_a_page_keeps_that_merge(tmp_path):
     """Its entity is named by the merge ('Jon Smith'), not by the page ('Tom Becker'): no rename, on an
     index that reads another note or this page again with its name unchanged."""
-    from kbgraph.entities.merging import merge_entities
+    from kbgraph.curation.merging import merge_entities
     from kbgraph.ingest.pipeline import index_vault
     from kbgraph.workspace import Workspace
 

@@ -201,7 +201,7 @@ def test_overdue_is_one_rule(ws):
 def test_facts_and_loops_follow_a_merge_and_go_back_on_unmerge(ws):
     from kbgraph.context.brief import brief_entity
     from kbgraph.context.slice import slice_entities
-    from kbgraph.entities.merging import merge_entities, unmerge_entity
+    from kbgraph.curation.merging import merge_entities, unmerge_entity
     from kbgraph.relations.edits import create_entity
 
     create_entity(ws, "person", "Arjun Metha")

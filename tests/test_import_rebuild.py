@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from kbgraph.context.facts import add_fact
-from kbgraph.entities.merging import merge_entities
+from kbgraph.curation.merging import merge_entities
 from kbgraph.migrate import comparable
 from kbgraph.portable import export_data, import_data, load_export, to_jsonl
 from kbgraph.workspace import Workspace

@@ -85,7 +85,7 @@ def test_the_cli_says_in_one_line_that_the_relation_made_a_loop_and_lists_it(ind
 
 
 def test_a_merge_that_gives_a_person_a_second_manager_queues_it(indexed_vault):
-    from kbgraph.entities.merging import merge_entities
+    from kbgraph.curation.merging import merge_entities
 
     with Workspace.open(str(indexed_vault)) as ws:
         relate(ws, "Ben Okafor", "manages", "Samuel Li", create_type="person")  # Sam Li reports to Chen Wei

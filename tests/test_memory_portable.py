@@ -60,7 +60,7 @@ def test_a_page_fact_follows_its_page_into_a_merge_and_back(indexed_vault: Path)
     # The fact's page became Auth Service's with the merge, but its row kept Project Atlas's key until the
     # page changed: a fresh index of the same notes keyed it to Auth Service, so migrate-to's check refused
     # the copy ("differs in facts"), and unmerging must give it back.
-    from kbgraph.entities.merging import merge_entities, unmerge_entity
+    from kbgraph.curation.merging import merge_entities, unmerge_entity
 
     with Workspace.open(str(indexed_vault)) as ws:
         add_fact(ws, "Project Atlas", "note", "uses rust")

@@ -35,7 +35,7 @@ def test_a_merge_back_the_other_way_is_refused_not_a_cycle(indexed_vault):
 def test_a_cycle_is_refused_even_before_the_first_merge_is_re_indexed(indexed_vault):
     """A merge killed before its re-index leaves Ben Okafor his own entity in the index: only the recorded
     merges show that merging Ana Lima into him would close a cycle (it was recorded, and then ignored)."""
-    killed_at("kbgraph.entities.merging:_remove_self_lines", indexed_vault, "entity", "merge", "Ben Okafor",
+    killed_at("kbgraph.curation.merging:_remove_self_lines", indexed_vault, "entity", "merge", "Ben Okafor",
               "Ana Lima")
     merges = _merges(indexed_vault)
     error = kbg(indexed_vault, "entity", "merge", "Ana Lima", "Ben Okafor", code=1)["error"]

@@ -62,8 +62,8 @@ def asked(vault):
     return vault, {"Dana Kowalczyk": asked[("Dana Kowalczyk", "Dana Kowalski")], "Sam": asked[("Sam", "Sam Li")]}
 
 
-@pytest.mark.parametrize("step", ["kbgraph.entities.merging:merge_entities",  # answer saved, no merge
-                                  "kbgraph.entities.merging:_remove_self_lines",  # merge recorded, not re-indexed
+@pytest.mark.parametrize("step", ["kbgraph.curation.merging:merge_entities",  # answer saved, no merge
+                                  "kbgraph.curation.merging:_remove_self_lines",  # merge recorded, not re-indexed
                                   "kbgraph.ingest.pipeline:index_vault"])
 def test_a_confirm_killed_before_its_merge_is_completed_by_running_it_again(asked, step):
     vault, questions = asked
@@ -97,7 +97,7 @@ def test_another_answer_given_already_is_still_refused(asked):
 
 def test_a_merge_killed_before_its_reindex_is_completed_by_running_it_again(vault):
     index_vault(vault)
-    killed_at("kbgraph.entities.merging:_remove_self_lines", vault, "entity", "merge", "Ben Okafor", "Ana Lima")
+    killed_at("kbgraph.curation.merging:_remove_self_lines", vault, "entity", "merge", "Ben Okafor", "Ana Lima")
     result = kbg(vault, "entity", "merge", "Ben Okafor", "Ana Lima")  # was: a UNIQUE constraint error
     assert result["into"] == "Ana Lima" and "Ben Okafor" in result["aliases"]
     assert kbg(vault, "person", "find", "Ben Okafor")["entity"]["name"] == "Ana Lima"
@@ -167,8 +167,8 @@ def test_unrelate_run_again_after_it_removed_the_relation_reports_it_removed(ind
 
 
 @pytest.mark.parametrize("step", ["kbgraph.workspace:DefaultIndex.refresh",  # merge deleted, nothing re-read
-                                  "kbgraph.entities.merging:_give_relations_back",  # re-indexed, relations not back
-                                  "kbgraph.entities.merging:_restate_on_pages"])  # relations back, page line not
+                                  "kbgraph.curation.merging:_give_relations_back",  # re-indexed, relations not back
+                                  "kbgraph.curation.merging:_restate_on_pages"])  # relations back, page line not
 def test_an_unmerge_killed_between_its_steps_is_completed_by_running_it_again(indexed_vault, step):
     """unmerge deleted the merge, and its undo data with it, in its first transaction: a kill after it
     left the relations the merge moved with the other entity, and running it again said "was not merged"."""
@@ -192,7 +192,7 @@ def test_an_unmerge_killed_between_its_steps_is_completed_by_running_it_again(in
 def test_a_merge_made_again_after_a_killed_unmerge_is_what_the_next_unmerge_undoes(indexed_vault):
     vault = indexed_vault
     kbg(vault, "entity", "merge", "Sam Ortiz", "Sam Li")
-    killed_at("kbgraph.entities.merging:_give_relations_back", vault, "entity", "unmerge", "Sam Ortiz")
+    killed_at("kbgraph.curation.merging:_give_relations_back", vault, "entity", "unmerge", "Sam Ortiz")
     kbg(vault, "entity", "merge", "Sam Ortiz", "Sam Li")  # the user merged them again instead
     kbg(vault, "entity", "unmerge", "Sam Ortiz")
     assert kbg(vault, "person", "find", "Sam Ortiz")["entity"]["name"] == "Sam Ortiz", "apart: the new merge undone"

@@ -153,7 +153,7 @@ WRITES = {
     "relate: page and row written, page not re-read": ("kbgraph.workspace:DefaultIndex.reread", RELATE, 1, 2),
     "unrelate: page edited, row not ended": ("kbgraph.store.sqlite.store:SqliteStore.end_relation", UNRELATE, 1, 1),
     "unrelate: row ended, page not re-read": ("kbgraph.workspace:DefaultIndex.reread", UNRELATE, 1, 1),
-    "merge: rows written, pages and re-index not": ("kbgraph.entities.merging:_remove_self_lines", MERGE, 1, 1),
+    "merge: rows written, pages and re-index not": ("kbgraph.curation.merging:_remove_self_lines", MERGE, 1, 1),
     "merge: pages edited, not re-indexed": ("kbgraph.ingest.pipeline:index_vault", MERGE, 1, 1),
     "fact add: page written, row not": ("kbgraph.store.sqlite.store:SqliteStore.add_fact", FACT, 1, 1),
     "fact add: page and row written, page not re-read": ("kbgraph.context.facts:reread", FACT, 1, 1),
@@ -304,10 +304,10 @@ def test_a_migration_crashed_part_way_then_opened_again_ends_as_an_uncrashed_upg
 UNMERGE = ("entity", "unmerge", "Ben Okafor")
 UNMERGE_POINTS = {
     "unmerge: merge taken back, entity set not rebuilt": ("kbgraph.workspace:DefaultIndex.refresh", 1),
-    "unmerge: entity set rebuilt, relations not given back": ("kbgraph.entities.merging:_give_relations_back", 1),
-    "unmerge: relations given back, page lines not restated": ("kbgraph.entities.merging:_restate_on_pages", 1),
+    "unmerge: entity set rebuilt, relations not given back": ("kbgraph.curation.merging:_give_relations_back", 1),
+    "unmerge: relations given back, page lines not restated": ("kbgraph.curation.merging:_restate_on_pages", 1),
     "unmerge: page line restated, the page not re-read": ("kbgraph.workspace:DefaultIndex.reread", 1),
-    "unmerge: every step done, not yet marked finished": ("kbgraph.entities.merging:_save_pending", 3),
+    "unmerge: every step done, not yet marked finished": ("kbgraph.curation.merging:_save_pending", 3),
 }
 
 

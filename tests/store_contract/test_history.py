@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kbgraph.access import LOCAL
-from kbgraph.relations.moving import move_relations
+from kbgraph.entities.moving import move_relations
 
 from .builders import entities, relation
 

@@ -138,7 +138,7 @@ def hubs(limit, by, types, as_of, include_inferred, include_expired, vault, as_j
 @list_options
 def unlinked(limit, vault, as_json, fmt, fields) -> None:
     """Every document that names an entity without linking it; `kbg entity link` links one."""
-    from ..entities.mention_edits import unlinked_mentions
+    from ..curation.mention_edits import unlinked_mentions
     from .mentions_cmd import emit_unlinked
     from .output import resolve_format
 

@@ -22,7 +22,7 @@ def register(group: click.Group) -> None:
 def unmerge(merged, vault, as_json) -> None:
     """Undo a merge: MERGED is its own entity again, with its aliases, mentions and the relations
     that came from it; the pair is remembered as two entities."""
-    from ..entities.merging import unmerge_entity
+    from ..curation.merging import unmerge_entity
 
     with open_workspace(vault) as ws:
         result = unmerge_entity(ws, merged)
@@ -37,7 +37,7 @@ def unmerge(merged, vault, as_json) -> None:
 @json_option
 def unlink(entity, doc, vault, as_json) -> None:
     """ENTITY is not what DOC's text means: drop those mentions, now and on every re-index."""
-    from ..entities.mention_edits import unlink as do_unlink
+    from ..curation.mention_edits import unlink as do_unlink
 
     with open_workspace(vault) as ws:
         result = do_unlink(ws, entity, doc)
@@ -52,7 +52,7 @@ def unlink(entity, doc, vault, as_json) -> None:
 @json_option
 def relink(entity, doc, vault, as_json) -> None:
     """Undo `kbg entity unlink ENTITY DOC`."""
-    from ..entities.mention_edits import relink as do_relink
+    from ..curation.mention_edits import relink as do_relink
 
     with open_workspace(vault) as ws:
         result = do_relink(ws, entity, doc)
@@ -66,7 +66,7 @@ def relink(entity, doc, vault, as_json) -> None:
 @list_options
 def unlinked_mentions(entity, limit, vault, as_json, fmt, fields) -> None:
     """Documents whose text names ENTITY (or any entity) without linking it; `kbg entity link` promotes one."""
-    from ..entities.mention_edits import unlinked_mentions as find
+    from ..curation.mention_edits import unlinked_mentions as find
     from .output import resolve_format
 
     fmt = resolve_format(fmt, as_json)
@@ -92,7 +92,7 @@ def emit_unlinked(rows: list[dict], fmt: str, fields) -> None:
 @json_option
 def link(entity, doc, vault, as_json) -> None:
     """Turn the first unlinked mention of ENTITY in DOC into a [[wikilink]] (the only change to the note)."""
-    from ..entities.mention_edits import link as do_link
+    from ..curation.mention_edits import link as do_link
 
     with open_workspace(vault) as ws:
         result = do_link(ws, entity, doc)

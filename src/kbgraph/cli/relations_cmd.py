@@ -200,7 +200,7 @@ def stale(days, entity_type, include_relations, vault, as_json) -> None:
 def merge(merged, into, vault, as_json) -> None:
     """Merge the entity MERGED into INTO: its names become INTO's aliases and its mentions and
     relations move to INTO (recorded, so it survives a full re-index and export/import)."""
-    from ..entities.merging import merge_entities
+    from ..curation.merging import merge_entities
 
     with open_workspace(vault) as ws:
         result = merge_entities(ws, merged, into)

@@ -225,7 +225,7 @@ def _page_lines(line: CaptureLine) -> list[tuple[str, str]]:
 
 def _store(ws: Workspace, line: CaptureLine, entity: Entity | None, new: bool, aliases: list[str],
            today: str) -> Captured:
-    from ..entities.merging import merge_entities
+    from ..curation.merging import merge_entities
     from ..relations.edits import create_entity
     from .facts import add_fact
     from .loops import add_loop

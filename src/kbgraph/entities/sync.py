@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..model import EntityClaim, EntityRecord, Merge
-from ..relations.moving import move_relations
+from .moving import move_relations
 from ..store.base import EntityName, Store
 from .names import loose_key, name_key
 

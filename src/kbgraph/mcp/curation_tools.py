@@ -26,7 +26,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
 
 
 def _register_merges(server: MCPServer, ws: Workspace) -> None:
-    from ..entities.merging import merge_entities, unmerge_entity
+    from ..curation.merging import merge_entities, unmerge_entity
 
     @server.tool(annotations=write(destructive=True))
     @tool_errors
@@ -53,7 +53,7 @@ def _register_merges(server: MCPServer, ws: Workspace) -> None:
 
 
 def _register_mentions(server: MCPServer, ws: Workspace) -> None:
-    from ..entities.mention_edits import link, relink, unlink, unlinked_mentions
+    from ..curation.mention_edits import link, relink, unlink, unlinked_mentions
 
     @server.tool(annotations=READ)
     @tool_errors

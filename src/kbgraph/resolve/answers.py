@@ -33,7 +33,7 @@ def confirm(ws: Workspace, decision_id: int) -> dict:
     Redoable: the answer is saved before it is applied, so a question already confirmed is applied
     again rather than refused; a run killed between the two (or confirming twice) completes the
     merge, or the links' re-index, on the next run. Each application is idempotent."""
-    from ..entities.merging import merge_entities
+    from ..curation.merging import merge_entities
     from .decisions import answered_at
 
     question = _question(ws.store, ws.access, decision_id, answering="confirmed")

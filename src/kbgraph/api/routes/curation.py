@@ -17,7 +17,7 @@ router = APIRouter(tags=["curation"])
 def merge(ws: WS, body: MergeBody) -> JSON:
     """`kbg entity merge`: `merged`'s names become aliases of `into`; its mentions and relations move there
     (recorded, so it survives a full re-index; `POST /entities/unmerge` undoes it)."""
-    from ...entities.merging import merge_entities
+    from ...curation.merging import merge_entities
 
     return merge_entities(ws, body.merged, body.into)
 
@@ -25,7 +25,7 @@ def merge(ws: WS, body: MergeBody) -> JSON:
 @router.post("/entities/unmerge")
 def unmerge(ws: WS, body: UnmergeBody) -> JSON:
     """`kbg entity unmerge`: the merged entity is its own again; the pair is never merged again."""
-    from ...entities.merging import unmerge_entity
+    from ...curation.merging import unmerge_entity
 
     return unmerge_entity(ws, body.merged)
 
@@ -44,7 +44,7 @@ def unlinked(ws: WS, entity: Annotated[str | None, Query(max_length=500)] = None
              limit: Annotated[int, Query(ge=0, le=100_000)] = 100) -> JSON:
     """`kbg entity unlinked-mentions` (`kbg graph unlinked` without `entity`): documents whose text names an
     entity without linking it, with the first such mention (limit 0: all)."""
-    from ...entities.mention_edits import unlinked_mentions
+    from ...curation.mention_edits import unlinked_mentions
 
     rows = unlinked_mentions(ws, entity, limit or None)
     return {"count": len(rows), "mentions": rows}
@@ -53,7 +53,7 @@ def unlinked(ws: WS, entity: Annotated[str | None, Query(max_length=500)] = None
 @router.post("/mentions/link")
 def link(ws: WS, body: MentionBody) -> JSON:
     """`kbg entity link`: the first unlinked mention of `entity` in `doc` becomes a [[wikilink]]."""
-    from ...entities.mention_edits import link as run
+    from ...curation.mention_edits import link as run
 
     return run(ws, body.entity, body.doc)
 
@@ -61,7 +61,7 @@ def link(ws: WS, body: MentionBody) -> JSON:
 @router.post("/mentions/unlink")
 def unlink(ws: WS, body: MentionBody) -> JSON:
     """`kbg entity unlink`: `entity` is not what `doc`'s text means; those mentions are dropped for good."""
-    from ...entities.mention_edits import unlink as run
+    from ...curation.mention_edits import unlink as run
 
     return run(ws, body.entity, body.doc)
 
@@ -69,7 +69,7 @@ def unlink(ws: WS, body: MentionBody) -> JSON:
 @router.post("/mentions/relink")
 def relink(ws: WS, body: MentionBody) -> JSON:
     """`kbg entity relink`: undo an unlink."""
-    from ...entities.mention_edits import relink as run
+    from ...curation.mention_edits import relink as run
 
     return run(ws, body.entity, body.doc)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from ..access import LOCAL
 from ..errors import InvalidInput
-from .lookup import find_entity, key_of
+from ..entities.lookup import find_entity, key_of
 from ..model import Merge
-from ..relations.moving import move_relations
+from ..entities.moving import move_relations
 from ..pages.files import write_lock
 from ..relations.records import now_iso, today_iso
 from ..relations.stated_conflicts import record_conflicts_of
@@ -87,7 +87,7 @@ def _refuse_a_cycle(store: Store, merged, into) -> None:
 def _recorded_merge(store: Store, merged_name: str, merged) -> Merge | None:
     """The merge recorded of the entity merged_name names (as the entity set has it, which a merge
     not yet re-indexed leaves as it was), or of merged_name itself (once re-indexed, it is an alias)."""
-    from .names import name_key
+    from ..entities.names import name_key
 
     keys = {key_of(store, merged)}
     for merge in store.merges():
@@ -165,7 +165,7 @@ UNMERGING = "unmerging"  # meta: from key -> an unmerge begun and not finished (
 
 
 def _pending_unmerge(store: Store, name: str) -> dict | None:
-    from .names import name_key
+    from ..entities.names import name_key
 
     wanted = name_key(name)
     return next((p for p in _all_pending(store).values() if name_key(p["merge"]["from_name"]) == wanted), None)
@@ -192,8 +192,8 @@ def _save_pending(store: Store, from_key: str, pending: dict | None) -> None:
 def _surface_key(name: str) -> str:
     """The key entity resolution remembers answers under (see kbgraph.entities.keys.surface_key)."""
     from ..errors import InvalidInput as Invalid
-    from .names import name_key
-    from .keys import surface_key
+    from ..entities.names import name_key
+    from ..entities.keys import surface_key
 
     try:
         return surface_key(name)
@@ -202,7 +202,7 @@ def _surface_key(name: str) -> str:
 
 
 def _merge_record(store: Store, name: str) -> dict:
-    from .names import name_key
+    from ..entities.names import name_key
 
     wanted = name_key(name)
     for merge in store.merges():

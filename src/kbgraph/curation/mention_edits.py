@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from ..errors import InvalidInput, NotFound
-from .lookup import find_entity, key_of
+from ..entities.lookup import find_entity, key_of
 from ..pages.files import edit_page, page_text, write_lock
 from ..base.vault import shown_path
 from ..relations.records import now_iso
