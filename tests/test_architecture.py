@@ -1,7 +1,9 @@
 """The import graph of src/kbgraph, read from the AST with imports inside functions counted.
 
 It must have no cycle, features must not import interfaces, and the store must not import features:
-the layout is the architecture, and a function-level import is still an import.
+the layout is the architecture, and a function-level import is still an import. Packages follow one
+declared order (PACKAGE_ORDER: base, features, the index run machinery, composition, interfaces), and
+no packages form a cycle.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ INTERFACES = ("cli", "api", "mcp", "web")
 FOUNDATION = ("model", "errors", "access")  # below the store; anything may import them
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(SRC).with_suffix("").parts)
+def _module_name(path: Path, src: Path = SRC) -> str:
+    parts = list(path.relative_to(src).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in sorted((SRC / PACKAGE).rglob("*.py"))}
+def _modules(src: Path = SRC) -> dict[str, Path]:
+    return {_module_name(p, src): p for p in sorted((src / PACKAGE).rglob("*.py"))}
 
 
 def _imported(name: str, path: Path, node: ast.ImportFrom, known: set[str]) -> set[str]:
@@ -153,3 +155,88 @@ def test_interfaces_never_import_each_other_but_the_cli_launches_them(graph):
     wrong = [(m, t) for m, targets in graph.items() for t in targets
              if _area(m) in INTERFACES and _area(t) in INTERFACES and _area(m) != _area(t) and _area(m) != "cli"]
     assert wrong == []
+
+
+# The packages of src/kbgraph (a folder, or a module at the top), lowest first: each may import only
+# those before it. Base values and files; the features, each above what it uses; the index run
+# machinery that runs the features' stages; the one composition module that assembles the default
+# pipeline and hands the features their re-read as a port on the workspace; the interfaces.
+BASE = ("", "model", "errors", "access", "clock", "locks", "vocabulary", "config", "store", "base")
+FEATURES = ("entities", "profile", "pages", "relations", "curation", "resolve", "extract", "graph", "documents", "embed",
+            "docgraph", "search", "context", "shapes", "portable", "backup", "migrate")
+MACHINERY = ("ingest",)
+COMPOSITION = ("workspace",)
+PACKAGE_ORDER = BASE + FEATURES + MACHINERY + COMPOSITION + ("web", "api", "mcp", "cli")
+
+
+def _imports(path: Path, name: str, known: set[str]) -> list[tuple[int, str]]:
+    """(line, module) for every import of ours in the file, at module level or inside a function."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            found += [(node.lineno, t) for t in sorted(_imported(name, path, node, known))]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name in known]
+    return found
+
+
+def imports_against_the_order(order: tuple[str, ...] = PACKAGE_ORDER, src: Path = SRC) -> list[str]:
+    """'module:line imports target' for each import of a package later in the order (or in none)."""
+    modules = _modules(src)
+    known = set(modules)
+    rank = {package: i for i, package in enumerate(order)}
+    wrong = []
+    for name, path in modules.items():
+        own = rank.get(_area(name))
+        for line, target in _imports(path, name, known):
+            theirs = rank.get(_area(target))
+            if own is None or theirs is None or (theirs > own):
+                wrong.append(f"{path.relative_to(src)}:{line} imports {target}")
+    return wrong
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        packages.setdefault(_area(module), set()).update(_area(t) for t in targets if _area(t) != _area(module))
+    return packages
+
+
+def test_every_package_is_in_the_declared_order():
+    assert sorted({_area(m) for m in _modules()} - set(PACKAGE_ORDER)) == []
+    assert sorted(set(PACKAGE_ORDER) - {_area(m) for m in _modules()}) == []
+
+
+def test_no_import_goes_against_the_package_order():
+    """A package imports only those below it, at module level or inside a function: a feature that
+    needs the index re-read gets it from the workspace (ws.reread, ws.refresh, ws.reindex)."""
+    assert imports_against_the_order() == []
+
+
+def test_no_packages_form_a_cycle(graph):
+    assert cycles(package_graph(graph)) == []
+
+
+def test_the_order_check_sees_an_import_inside_a_function(tmp_path):
+    package = tmp_path / PACKAGE
+    (package / "low").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "low" / "__init__.py").write_text("")
+    (package / "high.py").write_text("from .low import edit\n")
+    (package / "low" / "edit.py").write_text("def write():\n    from ..high import x\n    return x\n")
+    assert imports_against_the_order(("", "low", "high"), tmp_path) == ["kbgraph/low/edit.py:2 imports kbgraph.high"]
+    assert imports_against_the_order(("", "high", "low"), tmp_path) == [
+        "kbgraph/high.py:1 imports kbgraph.low", "kbgraph/high.py:1 imports kbgraph.low.edit"]
+    assert imports_against_the_order(("", "low"), tmp_path) == [  # a package outside the order is against it
+        "kbgraph/high.py:1 imports kbgraph.low", "kbgraph/high.py:1 imports kbgraph.low.edit",
+        "kbgraph/low/edit.py:2 imports kbgraph.high"]
+
+
+def test_docs_draw_the_features_in_the_declared_order():
+    """docs/architecture.md's layer drawing lists the features top down: the reverse of FEATURES."""
+    text = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = text.split("## Layers", 1)[1].split("```", 2)[1]
+    features = drawing.split("features", 1)[1].split("─", 1)[0]
+    drawn = [next(w for w in line.split() if w.endswith(("/", ".py"))).strip("/").removesuffix(".py")
+             for line in features.splitlines() if any(w.endswith(("/", ".py")) for w in line.split())]
+    assert drawn[::-1] == list(FEATURES)
