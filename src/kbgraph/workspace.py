@@ -19,7 +19,6 @@ from .base.workspace import IndexPort, ProgressFn
 from .base.workspace import Workspace as BaseWorkspace
 from .config import CONFIG_NAME, DEFAULT_TEMPLATE, load_config
 from .errors import IndexLocked, InvalidInput
-from .ingest import pipeline
 from .model import IndexReport
 
 WRITE_REREAD_WAIT = 30.0  # seconds a write's re-read waits for a running `kbg index` (then leaves it to the next)
@@ -48,6 +47,9 @@ class DefaultIndex:
 
     @staticmethod
     def _run(ws: BaseWorkspace, only: set[str] | None, wait: float, progress: ProgressFn | None = None) -> IndexReport:
+        # Imported on the first re-read: a command that only reads (kbg search) never loads the stages.
+        from .ingest import pipeline
+
         return pipeline.index_vault(Path(ws.root), store=ws.store, config=ws.config, only=only, lock_wait=wait,
                                     progress=progress)
 
