@@ -135,7 +135,7 @@ def test_the_resolve_package_still_exports_every_name():
 
     for name in resolve.__all__:
         value = getattr(resolve, name)
-        home = importlib.import_module(f"kbgraph.resolve.{resolve._MODULE_OF[name]}")
+        home = importlib.import_module(resolve._MODULE_OF[name], "kbgraph.resolve")  # ".model", "..entities.keys"
         assert value is getattr(home, name), name
     assert set(resolve.__all__) <= set(dir(resolve))
 
