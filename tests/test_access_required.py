@@ -17,7 +17,7 @@ from kbgraph.access import LOCAL
 
 SKIPPED = ("kbgraph.store", "kbgraph.cli", "kbgraph.api", "kbgraph.mcp", "kbgraph.web")
 # The workspace decides the terminal user's reader (LOCAL); every feature takes it from there.
-DECIDES_THE_READER = {"kbgraph.workspace.Workspace.__init__"}
+DECIDES_THE_READER = {"kbgraph.workspace.Workspace.__init__", "kbgraph.base.workspace.Workspace.__init__"}
 
 
 def _feature_modules():

@@ -10,7 +10,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbgraph.ingest import chunking, markdown
+from kbgraph.base import markdown
+from kbgraph.ingest import chunking
 from kbgraph.model import Section
 
 from .conftest import fast
