@@ -9,7 +9,6 @@ writes anything.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from .access import LOCAL
 from .context.memory_portable import export_memory, import_memory, valid_memory

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from .. import clock

@@ -9,7 +9,6 @@ duplicates collapsing and self-relations dropped.
 from __future__ import annotations
 
 from dataclasses import asdict
-from pathlib import Path
 
 from ..access import LOCAL
 from ..errors import InvalidInput

@@ -8,7 +8,6 @@ the first step loses nothing: the next index reads the line back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..access import LOCAL
 from ..errors import InvalidInput, NotFound, StoreError

@@ -17,7 +17,6 @@ and entity assembly honours it (entities/assemble.py) on every index, `--full` i
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 from ..access import Access
