@@ -51,8 +51,8 @@ def init_vault(path: str | os.PathLike, me: str | None = None, infer: bool = Fal
     if me is not None and (not me.strip() or "\n" in me or "\r" in me):
         raise InvalidInput(f"`me` must be a person's name on one line, got {me!r}", param="me")
     if infer and (root / CONFIG_NAME).exists():
-        raise InvalidInput(f"{root / CONFIG_NAME} exists and is never overwritten; `kbg profile show` prints the"
-                           " inferred profile to copy from", param="infer")
+        raise InvalidInput(f"{root / CONFIG_NAME} exists and is never overwritten; copy what you want from the"
+                           " inferred profile into it (profile show prints it)", param="infer")
     text = DEFAULT_TEMPLATE
     if infer and root.is_dir():
         from .ingest.profile_stage import infer_vault_profile

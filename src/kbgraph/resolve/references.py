@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from ..errors import InvalidInput
 from ..model import EntityClaim, EntityRecord
-from .keys import surface_key
 from .model import Candidate, EntityProfile, MentionInfo
 from .scoring import DEFAULT_WEIGHTS, Thresholds, Weights
 
@@ -131,6 +130,7 @@ def _handle_near_misses(records, claims, owner, anchored: set[str], rejected, we
     merged: no page stands behind either, so the comparison with pages does not reach it. One question
     per handle, about the most used one it may mean."""
     from ..entities.values import LONE_HANDLE, is_group
+    from .keys import surface_key
     from .resolver import ResolverIndex
 
     docs: dict[int, set[int]] = {}
