@@ -195,3 +195,13 @@ def test_a_frontmatter_longer_than_the_head_read_is_read_whole(tmp_path):
                                      "approvers:\n- '@dee'\n- '@évé'\n", 1))
     roles = {r.key: r.role for r in infer_vault_profile(root).roles}
     assert roles["approvers"] == "people" and roles["authors"] == "people"
+
+
+def test_a_kind_key_names_the_kind_where_no_folder_does(tmp_path):
+    from kbgraph.config import config_from_dict
+    from kbgraph.ingest.parse import document_kind
+
+    config = config_from_dict({})
+    assert document_kind("notes/a.md", {"kind": "Person"}, config) == "person"
+    assert document_kind("people/a.md", {"kind": "contractor"}, config) == "person"  # the folder says first
+    assert document_kind("people/a.md", {"type": "project", "kind": "x"}, config) == "project"

@@ -649,8 +649,9 @@ def _frontmatter_relations(table: dict, entity_types, vocabulary, source: str,
 
 # Bump when what kbgraph reads from notes changes meaning for the same kbgraph.toml (new defaults),
 # so that the next `kbg index` reads every note again.
-READING_RULES = "4"  # 3: `(since DATE)` and `[context: ...]` on relation lines; 4: a frontmatter
-# relation's target claim says its key (an unknown `## Relations` target is no longer created)
+READING_RULES = "5"  # 3: `(since DATE)` and `[context: ...]` on relation lines; 4: a frontmatter
+# relation's target claim says its key (an unknown `## Relations` target is no longer created); 5: a person
+# key's value read by its shape (a sentence names no one, a group is a team), `kind:` and page rules give kinds
 
 
 def _fingerprint(raw: dict) -> str:

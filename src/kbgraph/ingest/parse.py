@@ -88,9 +88,9 @@ def governance(path: str, frontmatter: dict, config: Config) -> dict:
 
 
 def document_kind(path: str, frontmatter: dict, config: Config) -> str:
-    """Frontmatter `type:` (or `kind:`), else the deepest folder with a kind rule, else the type of the
+    """Frontmatter `type:`, else the deepest folder with a kind rule, else `kind:`, else the type of the
     page rule it matches, else `note`."""
-    declared = _text(frontmatter.get("type")) or _text(frontmatter.get("kind"))
+    declared = _text(frontmatter.get("type"))
     if declared:
         return declared.strip().lower()
     folders = path.split("/")[:-1]
@@ -98,6 +98,9 @@ def document_kind(path: str, frontmatter: dict, config: Config) -> str:
         kind = config.folder_kinds.get(folder.lower())
         if kind:
             return kind
+    declared = _text(frontmatter.get("kind"))  # after the folder: people/x.md with kind: contractor is a person
+    if declared:
+        return declared.strip().lower()
     rule = next((r for r in config.page_rules if r.matches(path, frontmatter) is not None), None)
     return rule.type if rule else "note"  # a KEP page (kep-number: 2291) is a kep
 

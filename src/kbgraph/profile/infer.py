@@ -279,10 +279,10 @@ def _page_types(notes, ident) -> dict[str, str]:
     """path -> the entity type of the note's page (its type, folder or identifier), for notes that are pages."""
     out = {}
     for path, fm in notes:
-        kind = str(fm.get("type") or fm.get("kind") or "").strip().lower()
+        kind = str(fm.get("type") or "").strip().lower()
         if not kind:
             kind = next((DEFAULT_FOLDER_KINDS[f.lower()] for f in reversed(path.split("/")[:-1])
-                         if f.lower() in DEFAULT_FOLDER_KINDS), "")
+                         if f.lower() in DEFAULT_FOLDER_KINDS), "") or str(fm.get("kind") or "").strip().lower()
         page = DEFAULT_PAGE_KINDS.get(kind)
         if page is None and ident and (re.search(ident[0][5:], path) if ident[0].startswith("path:")
                                        else str(fm.get(ident[0], "")).strip()):
