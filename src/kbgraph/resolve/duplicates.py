@@ -41,11 +41,10 @@ import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import date
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping
 
-from ..entities.identifiers import id_number
+from ..entities.identifiers import id_number, normalise_phone, parse_dob
 from ..entities.names import fold
 from ..errors import InvalidInput
 from ..entities._optional import require
@@ -59,8 +58,7 @@ MODEL_VERSION = "dup-fs-1"
 PROPOSE_WEIGHT = 9.0
 MAX_BLOCK = 100
 TF_MIN_RECORDS = 1000  # below this many records, name frequencies are not trusted (see NameFrequencies)
-PHONE_DIGITS = 9
-MAX_ALIASES = 3  # a page's first aliases are compared as names too ("Jon Smith" on Jonathan Smith's page)  # the national number without its trunk prefix or country code
+MAX_ALIASES = 3  # a page's first aliases are compared as names too ("Jon Smith" on Jonathan Smith's page)
 
 # Frontmatter keys (case-folded, '-' and ' ' read as '_') and the attribute each one carries.
 ATTRIBUTE_KEYS = {
@@ -115,7 +113,6 @@ _ADDRESS_WORDS = {
 }
 _ADDRESS_STOP = {"the", "of", "and"}
 _WORDS = re.compile(r"[^\W_]+")
-_MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 
 
 @dataclass(frozen=True)
@@ -293,39 +290,6 @@ def _email(value: str) -> str | None:
 
 def _text(values: list[str]) -> str | None:
     return " ".join(fold(values[0]).casefold().split()) if values else None
-
-
-def normalise_phone(value: str) -> str | None:
-    """The last PHONE_DIGITS digits: a country code or trunk '0' in front does not change the number."""
-    digits = re.sub(r"\D", "", value)
-    return digits[-PHONE_DIGITS:] if len(digits) >= 7 else None
-
-
-def parse_dob(value: str) -> str | None:
-    """An ISO date from 1980-03-12, 19800312, 12/03/1980 (day first unless that cannot be),
-    12 March 1980 or March 12, 1980; None for anything else."""
-    text = value.strip().casefold()
-    found = re.fullmatch(r"(\d{4})-?(\d{1,2})-?(\d{1,2})(?:t.*)?", text)
-    if found:
-        return _iso(int(found[1]), int(found[2]), int(found[3]))
-    found = re.fullmatch(r"(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})", text)
-    if found:
-        first, second, year = int(found[1]), int(found[2]), int(found[3])
-        return _iso(year, first, second) if first <= 12 < second else _iso(year, second, first)
-    words = _WORDS.findall(text)
-    numbers = [int(w) for w in words if w.isdigit()]
-    months = [_MONTHS[w[:3]] for w in words if w[:3] in _MONTHS and not w.isdigit()]
-    if len(numbers) == 2 and len(months) == 1:
-        year = max(numbers)
-        return _iso(year, months[0], min(numbers)) if year > 31 else None
-    return None
-
-
-def _iso(year: int, month: int, day: int) -> str | None:
-    try:
-        return date(year, month, day).isoformat()
-    except ValueError:
-        return None
 
 
 def address_tokens(value: str) -> list[str]:
