@@ -10,7 +10,7 @@ DEMO_VAULT := examples/vault
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,serve,postgres]'
-	@# The embedding model's files (84 MB, pinned sha256) go to the per-user data folder, or $$KBG_MODEL_DIR.
+	@# The embedding model's files (87 MB of pinned weights, ~110 MB with the int8 encoder made from them) go to the per-user data folder, or $$KBG_MODEL_DIR.
 	$(KBG) model install
 	touch $@
 
