@@ -83,8 +83,8 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
             nearest = _worker().submit(nearest_sections, prepared, query, wanted, floor) if passages else \
                 _worker().submit(nearest_documents, prepared, query, wanted, floor, config.search.document_vectors)
     if mode in ("hybrid", "bm25") and parsed.terms:
-        ranking = section_bm25_ranking if passages else bm25_ranking
-        rankings["bm25"], keyword_mode = ranking(store, access, parsed, flt, depth)
+        rankings["bm25"], keyword_mode = section_bm25_ranking(store, access, parsed, flt, depth, exact) if passages \
+            else bm25_ranking(store, access, parsed, flt, depth)
     if nearest is not None:
         ranked = nearest.result()[:depth]
         if ranked:
