@@ -22,7 +22,7 @@ from ..errors import InvalidInput, NotFound
 from ..model import SearchResult
 from ..relations.history import as_of_date
 from ..store.base import DocFilter, Store
-from .fusion import recency_boost, rrf, tier_boost
+from .fusion import fusion_k, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, expand, graph_ranking, recognise
 from .hits import (Scored, build_hits, collapse_duplicates, collapse_same_text, place_documents, ranked_key)
 from .keyword import Ranked, bm25_ranking, section_bm25_ranking
@@ -38,6 +38,10 @@ UNITS = ("document", "passage")
 PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) read for their ties
 SPARE_HITS = 5  # documents read past those still wanted: one with no text to show is passed over
 MIN_TIES = 2  # unpinned, a document the query's words did not find needs this many graph ties
+# Passages, unpinned and unexpanded: the graph does not rank sections. A section that names the person a
+# question names is no answer to the rest of it: on LoCoMo's dev questions the section graph signal took
+# passage recall@10 from 63.9 to 41.7 (bm25) and 61.8 to 48.7 (hybrid); pinned (restricts and weighs) and
+# expanded (the related entities are the point) it still does (bench/RESULTS.md, dialogue recall).
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -93,7 +97,7 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
     seeds = [(pinned.id, pinned.name)] if pinned else [(e[0], e[1]) for e in recognised.entities]
     ties: dict[int, GraphHit] = {}  # key -> the graph tie that explains it
     doc_ties: dict[int, GraphHit] = {}  # pinned: document id -> its tie to the entity (restricts, weighs)
-    if seeds:
+    if seeds and (pinned is not None or not passages or expand_relations):
         hops = 2 if expand_relations else 0
         reach = expand(store, access, seeds, hops, config.search.hop_decay, config.vocabulary, day)
         ranked_graph = _graph_signal(store, access, reach, flt, depth, rankings, pinned is not None, unit, day)
@@ -203,7 +207,7 @@ def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit
                 if doc_ties is not None and doc_id in doc_ties}
     graph_weight = distance if doc_ties is not None else {key: 1.0 for key in ties}
     fused = rrf({s: [(ranked_key(r, unit), r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
-                config.search.rrf_k, graph_weight)
+                fusion_k(config, unit), graph_weight)
     tiers = store.entity_tiers(access, sorted({hit.nearest.entity_id for hit in ties.values()}))
     dates = store.doc_dates(sorted(set(doc_of.values()))) if config.search.recency_half_life_days else {}
     out = {}
