@@ -119,3 +119,33 @@ def test_a_quoted_phrase_still_asks_for_every_term(tmp_path):
         assert result.mode.startswith("all-terms")
         first = result.hits[0].chunk_id
         assert "harbor market, a red kayak" in store.chunk_texts([first])[first]
+
+
+PEOPLE = """---
+type: conversation
+date: 2023-05-08
+participants: [Nora Lind, Ivan Petrov]
+---
+
+# Nora and Ivan, session 1
+
+## Ivan Petrov
+Nora! Nora Lind, how are you? I miss you, Nora.
+
+## Nora Lind
+I bought a kayak at the harbor market.
+"""
+
+
+def test_unpinned_passages_are_not_ranked_by_the_names_they_mention_and_fuse_with_their_own_k(tmp_path):
+    (tmp_path / "chat.md").write_text(PEOPLE, encoding="utf-8")
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        passages = search(store, "What did Nora Lind buy?", mode="bm25", unit="passage", explain=True, access=LOCAL)
+        assert passages.entities and passages.entities[0]["name"] == "Nora Lind", "the name is recognised"
+        assert "graph" not in passages.signals, "a section naming Nora is no answer to what she bought"
+        assert passages.hits[0].explain.rrf_k == 10
+        pinned = search(store, "kayak", mode="bm25", unit="passage", entity="Nora Lind", access=LOCAL)
+        assert "graph" in pinned.signals, "pinned, the graph still restricts and weighs"
+        documents = search(store, "What did Nora Lind buy?", mode="bm25", explain=True, access=LOCAL)
+        assert "graph" in documents.signals and documents.hits[0].explain.rrf_k == 60
