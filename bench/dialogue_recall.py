@@ -30,6 +30,8 @@ Runs, recall@10 of the evidence turns (a hit counts when its (path, line) is an 
   plain BM25          a textbook Okapi BM25 (k1 1.2, b 0.75, Lucene's idf) over the turns alone (speaker + text),
                       lower-cased words, no stemming, no stop-words: the reference a search library should beat
   plain BM25 -qw      the same, the question's words in kbgraph's QUESTION_WORDS left out (a stronger reference)
+  context 800         build_context(question, budget=800) (`kbg context --for Q --budget 800`): the share of the
+                      evidence turns among the passages it packs (issue goal: >= 80% of single-hop questions)
 
 Run (repo root, the minilm embedder installed, KBG_EMBEDDER unset):
   .venv/bin/python bench/dialogue_recall.py --data /tmp/locomo/data/locomo10.zip --out /tmp/locomo-vault
@@ -205,7 +207,9 @@ def evaluate(root: Path, reindex: bool, runs: tuple[str, ...]) -> dict:
         raise SystemExit(f"{len(bad)} turns are not chunk starts, e.g. {bad[:3]}")
     plain = PlainBM25([f"{t['speaker']} {t['text']}" for t in turns]) if any(r.startswith("plain") for r in runs) \
         else None
-    from kbgraph.search.keyword import QUESTION_WORDS
+    from kbgraph.context.agent import build_context
+    if "plain BM25 -qw" in runs:
+        from kbgraph.search.keyword import QUESTION_WORDS
     found: dict[str, list[float]] = {}
     ms: dict[str, float] = {}
     for run in runs:
@@ -216,6 +220,9 @@ def evaluate(root: Path, reindex: bool, runs: tuple[str, ...]) -> dict:
                 text = q["question"] if run == "plain BM25" else \
                     " ".join(w for w in _WORD.findall(q["question"]) if w.lower() not in QUESTION_WORDS)
                 spots = {(turns[i]["path"], turns[i]["line"]) for i in plain.top(text, K)}
+            elif run.startswith("context "):
+                packed = build_context(store, config, q["question"], budget=int(run.split()[1]), access=LOCAL)
+                spots = {(p.path, p.line) for p in packed.passages}
             else:
                 mode = run.split(" x ")[1]
                 hits = search(store, q["question"], limit=K, mode=mode, unit="passage", config=config,
