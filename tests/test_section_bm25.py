@@ -149,3 +149,40 @@ def test_unpinned_passages_are_not_ranked_by_the_names_they_mention_and_fuse_wit
         assert "graph" in pinned.signals, "pinned, the graph still restricts and weighs"
         documents = search(store, "What did Nora Lind buy?", mode="bm25", explain=True, access=LOCAL)
         assert "graph" in documents.signals and documents.hits[0].explain.rrf_k == 60
+
+
+TRIP = """# Trip
+
+## Ivan
+The kayak trip to the harbor was long, and the harbor kayak club met us at the harbor.
+
+## Nora
+I loved the kayak.
+"""
+SHOP = """# Shop
+
+## Ivan
+Bought bread and milk today.
+
+## Nora
+My kayak, the old kayak, is red.
+
+## Ivan
+Fine by me.
+"""
+
+
+def test_a_turn_is_read_with_its_neighbours(tmp_path):
+    from kbgraph.search.fusion import NEIGHBOUR_SHARE, neighbour_scores
+
+    assert neighbour_scores({1: 0.4, 2: 0.1, 3: 0.2, 7: 0.9}, {1: 1, 2: 1, 3: 1, 7: 2, 8: 3}) == \
+        {1: NEIGHBOUR_SHARE * 0.1, 2: NEIGHBOUR_SHARE * 0.4, 3: NEIGHBOUR_SHARE * 0.1, 7: 0.0, 8: NEIGHBOUR_SHARE * 0.0}
+    (tmp_path / "trip.md").write_text(TRIP, encoding="utf-8")
+    (tmp_path / "shop.md").write_text(SHOP, encoding="utf-8")
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        hits = search(store, "kayak harbor", mode="bm25", unit="passage", explain=True, access=LOCAL).hits
+        texts = store.chunk_texts([h.chunk_id for h in hits])
+        order = [texts[h.chunk_id].split("\n", 1)[1][:12] for h in hits]
+        assert order[:3] == ["The kayak tr", "I loved the ", "My kayak, th"], "the reply to the trip comes before"
+        assert ("neighbour", hits[1].explain.boosts[-1][1]) == hits[1].explain.boosts[-1]

@@ -22,7 +22,7 @@ from ..errors import InvalidInput, NotFound
 from ..model import SearchResult
 from ..relations.history import as_of_date
 from ..store.base import DocFilter, Store
-from .fusion import fusion_k, recency_boost, rrf, tier_boost
+from .fusion import fusion_k, neighbour_scores, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, expand, graph_ranking, recognise
 from .hits import (Scored, build_hits, collapse_duplicates, collapse_same_text, place_documents, ranked_key)
 from .keyword import Ranked, bm25_ranking, section_bm25_ranking
@@ -223,6 +223,11 @@ def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit
         for _, factor in boosts:
             score *= factor
         out[key] = Scored(score, value, signals, tuple(boosts))  # rounded for the hits shown only
+    if unit == "passage":
+        added = neighbour_scores({key: s.score for key, s in out.items()}, doc_of)
+        out = {key: s if not added.get(key) or not s.score else
+               Scored(s.score + added[key], s.fused, s.signals, s.boosts + (("neighbour", 1 + added[key] / s.score),))
+               for key, s in out.items()}
     return out
 
 
