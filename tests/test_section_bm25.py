@@ -186,3 +186,27 @@ def test_a_turn_is_read_with_its_neighbours(tmp_path):
         order = [texts[h.chunk_id].split("\n", 1)[1][:12] for h in hits]
         assert order[:3] == ["The kayak tr", "I loved the ", "My kayak, th"], "the reply to the trip comes before"
         assert ("neighbour", hits[1].explain.boosts[-1][1]) == hits[1].explain.boosts[-1]
+
+
+def _camping(month: str) -> str:
+    return (f"---\ntype: conversation\ndate: 2023-{month}-03\n---\n\n# Session\n\n## Nora\n"
+            "We went camping by the lake, it rained all night.\n\n## Ivan\nSounds wet.\n")
+
+
+def test_a_month_named_prefers_the_sessions_of_that_month(tmp_path):
+    from kbgraph.search.dates import month_asked
+
+    assert month_asked("When did Nora go camping in July?").month == 7
+    assert month_asked("On 1 February, 2023 what did she find?") == month_asked("in February 2023")
+    assert month_asked("May I ask what Nora did?") is None and month_asked("What did she do in May?").month == 5
+    assert month_asked("in July").holds("2023-08-09") and not month_asked("in July").holds("2023-08-20")
+    (tmp_path / "may.md").write_text(_camping("05"), encoding="utf-8")
+    (tmp_path / "july.md").write_text(_camping("07"), encoding="utf-8")
+    index_vault(tmp_path)
+    with closing(open_store(tmp_path)) as store:
+        for month, path in (("July", "july.md"), ("May", "may.md")):
+            hits = search(store, f"When did Nora go camping in {month}?", mode="bm25", unit="passage", explain=True,
+                          access=LOCAL).hits
+            assert hits[0].path == path and ("date", 1.5) in hits[0].explain.boosts, month
+        plain = search(store, "When did Nora go camping?", mode="bm25", unit="passage", explain=True, access=LOCAL)
+        assert all(name != "date" for h in plain.hits for name, _ in h.explain.boosts)

@@ -22,6 +22,7 @@ from ..errors import InvalidInput, NotFound
 from ..model import SearchResult
 from ..relations.history import as_of_date
 from ..store.base import DocFilter, Store
+from .dates import DATE_BOOST, month_asked
 from .fusion import fusion_k, neighbour_scores, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, expand, graph_ranking, recognise
 from .hits import (Scored, build_hits, collapse_duplicates, collapse_same_text, place_documents, ranked_key)
@@ -114,7 +115,8 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
         for r in ranked:
             rows.setdefault(ranked_key(r, unit), {})[signal] = r
             doc_of[ranked_key(r, unit)] = r.doc_id
-    scored = _score(store, config, rankings, unit, doc_of, ties, doc_ties if pinned is not None else None, access)
+    scored = _score(store, config, rankings, unit, doc_of, ties, doc_ties if pinned is not None else None, access,
+                    query)
     order = sorted(scored.items(), key=lambda item: (-item[1].score, item[0]))
     order, collapsed = collapse_same_text(store, order, limit, doc_of) if passages else \
         collapse_duplicates(store, order, limit)
@@ -197,7 +199,8 @@ def _pinned(store: Store, entity: str | int | None, access: Access):
 
 
 def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit: str, doc_of: dict[int, int],
-           ties: dict[int, GraphHit], doc_ties: dict[int, GraphHit] | None, access: Access) -> dict[int, Scored]:
+           ties: dict[int, GraphHit], doc_ties: dict[int, GraphHit] | None, access: Access,
+           query: str = "") -> dict[int, Scored]:
     """key -> its Scored. doc_ties (pinned only): each document's tie to the pinned entity, whose
     distance decay weighs the graph term and the score of the document (or its sections)."""
     weights = dict(config.search.weights)
@@ -209,7 +212,8 @@ def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit
     fused = rrf({s: [(ranked_key(r, unit), r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
                 fusion_k(config, unit), graph_weight)
     tiers = store.entity_tiers(access, sorted({hit.nearest.entity_id for hit in ties.values()}))
-    dates = store.doc_dates(sorted(set(doc_of.values()))) if config.search.recency_half_life_days else {}
+    asked = month_asked(query) if unit == "passage" else None
+    dates = store.doc_dates(sorted(set(doc_of.values()))) if config.search.recency_half_life_days or asked else {}
     out = {}
     for key, (value, signals) in fused.items():
         boosts = []
@@ -219,6 +223,8 @@ def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit
             boosts.append(("tier", tier_boost(tiers.get(ties[key].nearest.entity_id, 1), config.search.tier_boost)))
         if config.search.recency_half_life_days:
             boosts.append(("recency", recency_boost(dates.get(doc_of[key]), config.search.recency_half_life_days)))
+        if asked is not None and asked.holds(dates.get(doc_of[key])):
+            boosts.append(("date", 1.0 + DATE_BOOST))
         score = value
         for _, factor in boosts:
             score *= factor
