@@ -118,7 +118,7 @@ def test_filters_and_access_apply_to_passages_before_the_limit(talks):
 def test_explain_names_the_passage_formula_and_each_signal(talks):
     _, store = talks
     hit = search(store, "beagle shelter", limit=1, unit="passage", explain=True, access=LOCAL).hits[0]
-    assert hit.explain.formula.startswith("rrf-2/passage")
+    assert hit.explain.formula.startswith("rrf-3/passage")
     assert {s.signal for s in hit.explain.signals} <= {"bm25", "vector", "graph"}
     assert hit.explain.signals
 

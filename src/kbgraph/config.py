@@ -142,6 +142,7 @@ max_file_mb = 10
 # [search]
 # embedder = "minilm"
 # rrf_k = 60
+# passage_rrf_k = 10          # the passage unit's k: a section first in one signal is not outvoted by middling ranks
 # weights = { bm25 = 1.0, vector = 1.0, graph = 1.0 }
 # hop_decay = [1.0, 0.7, 0.4]
 # recency_half_life_days = 0
@@ -268,6 +269,7 @@ class SearchConfig:
 
     embedder: str = "minilm"  # "none": text search only; KBG_EMBEDDER overrides it
     rrf_k: int = 60
+    passage_rrf_k: int = 10  # the passage unit's fusion k (bench/RESULTS.md, dialogue recall)
     weights: tuple[tuple[str, float], ...] = (("bm25", 1.0), ("vector", 1.0), ("graph", 1.0))
     hop_decay: tuple[float, float, float] = (1.0, 0.7, 0.4)  # a mentioned entity, one hop, two hops
     tier_boost: float = 0.05  # per tier above 1 of the query's entities a document mentions
@@ -409,7 +411,7 @@ _KNOWN_KEYS = {
     "extract": {"patterns", "cooccurrence", "llm"},
     "resolve": {"enabled", "auto", "ask"},
     "me": {"name"},
-    "search": {"embedder", "rrf_k", "weights", "hop_decay", "tier_boost", "recency_half_life_days",
+    "search": {"embedder", "rrf_k", "passage_rrf_k", "weights", "hop_decay", "tier_boost", "recency_half_life_days",
                "min_similarity", "document_vectors"},
 }
 
@@ -712,6 +714,9 @@ def _search(table: dict, source: str) -> SearchConfig:
     rrf_k = table.get("rrf_k", 60)
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, int) or not 1 <= rrf_k <= 10_000:
         raise ConfigError(f"{where} rrf_k must be a whole number from 1 to 10000, got {rrf_k!r}")
+    passage_rrf_k = table.get("passage_rrf_k", SearchConfig.passage_rrf_k)
+    if isinstance(passage_rrf_k, bool) or not isinstance(passage_rrf_k, int) or not 1 <= passage_rrf_k <= 10_000:
+        raise ConfigError(f"{where} passage_rrf_k must be a whole number from 1 to 10000, got {passage_rrf_k!r}")
     weights = dict(SearchConfig.weights)
     raw_weights = table.get("weights", {})
     if not isinstance(raw_weights, dict) or set(raw_weights) - set(weights):
@@ -734,8 +739,8 @@ def _search(table: dict, source: str) -> SearchConfig:
     if document_vectors not in ("auto", "centroid", "best-section", "both"):
         raise ConfigError(f"{where} document_vectors must be \"auto\", \"centroid\", \"best-section\" or \"both\","
                           f" got {document_vectors!r}")
-    return SearchConfig(embedder, rrf_k, tuple(weights.items()), tuple(float(d) for d in decay), **numbers,
-                        document_vectors=document_vectors)
+    return SearchConfig(embedder, rrf_k, passage_rrf_k, tuple(weights.items()), tuple(float(d) for d in decay),
+                        **numbers, document_vectors=document_vectors)
 
 
 MAX_FILE_MB = 1_000_000  # a terabyte: any larger number is a typo, and infinity cannot size a read

@@ -22,7 +22,8 @@ from ..errors import InvalidInput, NotFound
 from ..model import SearchResult
 from ..relations.history import as_of_date
 from ..store.base import DocFilter, Store
-from .fusion import recency_boost, rrf, tier_boost
+from .dates import DATE_BOOST, month_asked
+from .fusion import fusion_k, neighbour_scores, recency_boost, rrf, tier_boost
 from .graph import GraphHit, Reach, expand, graph_ranking, recognise
 from .hits import (Scored, build_hits, collapse_duplicates, collapse_same_text, place_documents, ranked_key)
 from .keyword import Ranked, bm25_ranking, section_bm25_ranking
@@ -38,6 +39,10 @@ UNITS = ("document", "passage")
 PINNED_DEPTH = 5000  # documents of a pinned entity (and, expanded, its neighbours) read for their ties
 SPARE_HITS = 5  # documents read past those still wanted: one with no text to show is passed over
 MIN_TIES = 2  # unpinned, a document the query's words did not find needs this many graph ties
+# Passages, unpinned and unexpanded: the graph does not rank sections. A section that names the person a
+# question names is no answer to the rest of it: on LoCoMo's dev questions the section graph signal took
+# passage recall@10 from 63.9 to 41.7 (bm25) and 61.8 to 48.7 (hybrid); pinned (restricts and weighs) and
+# expanded (the related entities are the point) it still does (bench/RESULTS.md, dialogue recall).
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -83,8 +88,8 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
             nearest = _worker().submit(nearest_sections, prepared, query, wanted, floor) if passages else \
                 _worker().submit(nearest_documents, prepared, query, wanted, floor, config.search.document_vectors)
     if mode in ("hybrid", "bm25") and parsed.terms:
-        ranking = section_bm25_ranking if passages else bm25_ranking
-        rankings["bm25"], keyword_mode = ranking(store, access, parsed, flt, depth)
+        rankings["bm25"], keyword_mode = section_bm25_ranking(store, access, parsed, flt, depth, exact) if passages \
+            else bm25_ranking(store, access, parsed, flt, depth)
     if nearest is not None:
         ranked = nearest.result()[:depth]
         if ranked:
@@ -93,7 +98,7 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
     seeds = [(pinned.id, pinned.name)] if pinned else [(e[0], e[1]) for e in recognised.entities]
     ties: dict[int, GraphHit] = {}  # key -> the graph tie that explains it
     doc_ties: dict[int, GraphHit] = {}  # pinned: document id -> its tie to the entity (restricts, weighs)
-    if seeds:
+    if seeds and (pinned is not None or not passages or expand_relations):
         hops = 2 if expand_relations else 0
         reach = expand(store, access, seeds, hops, config.search.hop_decay, config.vocabulary, day)
         ranked_graph = _graph_signal(store, access, reach, flt, depth, rankings, pinned is not None, unit, day)
@@ -110,7 +115,8 @@ def search(store: Store, query: str, flt: DocFilter | None = None, limit: int = 
         for r in ranked:
             rows.setdefault(ranked_key(r, unit), {})[signal] = r
             doc_of[ranked_key(r, unit)] = r.doc_id
-    scored = _score(store, config, rankings, unit, doc_of, ties, doc_ties if pinned is not None else None, access)
+    scored = _score(store, config, rankings, unit, doc_of, ties, doc_ties if pinned is not None else None, access,
+                    query)
     order = sorted(scored.items(), key=lambda item: (-item[1].score, item[0]))
     order, collapsed = collapse_same_text(store, order, limit, doc_of) if passages else \
         collapse_duplicates(store, order, limit)
@@ -193,7 +199,8 @@ def _pinned(store: Store, entity: str | int | None, access: Access):
 
 
 def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit: str, doc_of: dict[int, int],
-           ties: dict[int, GraphHit], doc_ties: dict[int, GraphHit] | None, access: Access) -> dict[int, Scored]:
+           ties: dict[int, GraphHit], doc_ties: dict[int, GraphHit] | None, access: Access,
+           query: str = "") -> dict[int, Scored]:
     """key -> its Scored. doc_ties (pinned only): each document's tie to the pinned entity, whose
     distance decay weighs the graph term and the score of the document (or its sections)."""
     weights = dict(config.search.weights)
@@ -203,9 +210,10 @@ def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit
                 if doc_ties is not None and doc_id in doc_ties}
     graph_weight = distance if doc_ties is not None else {key: 1.0 for key in ties}
     fused = rrf({s: [(ranked_key(r, unit), r.score) for r in ranked] for s, ranked in rankings.items()}, weights,
-                config.search.rrf_k, graph_weight)
+                fusion_k(config, unit), graph_weight)
     tiers = store.entity_tiers(access, sorted({hit.nearest.entity_id for hit in ties.values()}))
-    dates = store.doc_dates(sorted(set(doc_of.values()))) if config.search.recency_half_life_days else {}
+    asked = month_asked(query) if unit == "passage" else None
+    dates = store.doc_dates(sorted(set(doc_of.values()))) if config.search.recency_half_life_days or asked else {}
     out = {}
     for key, (value, signals) in fused.items():
         boosts = []
@@ -215,10 +223,17 @@ def _score(store: Store, config: Config, rankings: dict[str, list[Ranked]], unit
             boosts.append(("tier", tier_boost(tiers.get(ties[key].nearest.entity_id, 1), config.search.tier_boost)))
         if config.search.recency_half_life_days:
             boosts.append(("recency", recency_boost(dates.get(doc_of[key]), config.search.recency_half_life_days)))
+        if asked is not None and asked.holds(dates.get(doc_of[key])):
+            boosts.append(("date", 1.0 + DATE_BOOST))
         score = value
         for _, factor in boosts:
             score *= factor
         out[key] = Scored(score, value, signals, tuple(boosts))  # rounded for the hits shown only
+    if unit == "passage":
+        added = neighbour_scores({key: s.score for key, s in out.items()}, doc_of)
+        out = {key: s if not added.get(key) or not s.score else
+               Scored(s.score + added[key], s.fused, s.signals, s.boosts + (("neighbour", 1 + added[key] / s.score),))
+               for key, s in out.items()}
     return out
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..access import Access
 from ..model import HitExplain, SearchHit, TextQuery
 from ..store.base import DocFilter, Store
-from .fusion import FORMULA, PASSAGE_FORMULA, explain_signals
+from .fusion import FORMULA, PASSAGE_FORMULA, explain_signals, fusion_k
 from .graph import GraphHit, describe
 from .keyword import Ranked
 from .snippets import opening, tidy
@@ -114,7 +114,7 @@ def build_hits(store: Store, access: Access, parsed: TextQuery, chosen: list, pl
         snippet = tidy(snippets[chunk_id]) if chunk_id in snippets else opening(texts.get(chunk_id, ""))
         tie = ties.get(key)
         via = describe(tie.reach, row["path"]) if tie is not None else None
-        trace = HitExplain(explain_signals(scored.signals), config.search.rrf_k, round(scored.fused, 6),
+        trace = HitExplain(explain_signals(scored.signals), fusion_k(config, unit), round(scored.fused, 6),
                            tuple((name, round(factor, 4)) for name, factor in scored.boosts), round(scored.score, 6),
                            via, formula) if explain else None
         out.append(SearchHit(doc_id=doc_of.get(key, key), path=row["path"], title=row["title"], kind=row["kind"],
