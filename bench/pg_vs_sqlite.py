@@ -45,6 +45,8 @@ from relations import INSERT_SQL, NOW, build_relations, entity_records, group_id
 from search_latency import make_queries, summary  # noqa: E402
 from synth import generate_vault  # noqa: E402
 
+from kbgraph.access import LOCAL  # noqa: E402
+
 ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 

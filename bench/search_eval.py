@@ -174,7 +174,7 @@ def part_a(args, tmp: Path) -> dict:
             path.write_text(text + head + "\n" + "".join(f"- {line}\n" for line in lines), encoding="utf-8")
     store = open_store(vault, db=args.db)
     report = index_vault(vault, full=True, store=store)
-    problems = [f"{p.path}: {p.message}" for p in report.problems]
+    problems = [f"{p.path}: {p.reason}" for p in report.problems]
     config = load_config(vault)
     queries = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines() if line.strip()]
     stats = query_stats(store, queries)

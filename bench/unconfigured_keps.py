@@ -79,7 +79,7 @@ def measure(vault: Path) -> dict:
         relations = store.relations_of_type(LOCAL, None)
         asked = store.decisions(LOCAL, "asked")
         try:
-            found = find_entity(store, "KEP-2291")
+            found = find_entity(store, "KEP-2291", access=LOCAL)
             find = f"{found.type} {found.name}"
         except KbgError as exc:
             find = f"not found: {str(exc).splitlines()[0][:120]}"
