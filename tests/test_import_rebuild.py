@@ -51,3 +51,22 @@ def test_a_relation_two_merged_pages_state_keeps_its_home_page(indexed_vault: Pa
 
     before, after = _round_trip(indexed_vault, change)
     assert after == before
+
+
+def test_an_unconfigured_vault_imports_into_a_fresh_copy_of_its_notes(tmp_path: Path):
+    # Its export names the inferred profile's types (kep, authored); the fresh copy had inferred nothing yet,
+    # so import refused the file before the index that would infer them ran ("unknown entity type 'kep'").
+    vault = tmp_path / "keps"
+    (vault / "keps").mkdir(parents=True)
+    for number, author in ((12, "@alice"), (13, "@bob"), (2291, "@alice")):
+        (vault / "keps" / f"kep-{number}.md").write_text(
+            f"---\ntitle: K{number}\nkep-number: {number}\nauthors: [\"{author}\"]\nowning-sig: sig-node\n---\n"
+            f"# K{number}\n\nBody.\n", encoding="utf-8")
+    with Workspace.open(str(vault), create=True) as ws:
+        ws.reindex()
+
+    def nothing(ws):
+        pass
+
+    before, after = _round_trip(vault, nothing)
+    assert any(r["type"] == "authored" for r in before["relations"]) and after == before

@@ -8,7 +8,7 @@ import tomllib
 from kbgraph.access import LOCAL
 from kbgraph.config import config_from_dict, load_config, merge_inferred
 from kbgraph.ingest.pipeline import index_vault
-from kbgraph.ingest.profile_stage import infer_vault_profile
+from kbgraph.profile.vault import infer_vault_profile
 from kbgraph.store import open_store
 
 from .conftest import copy_sample, run_kbg

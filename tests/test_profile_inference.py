@@ -185,7 +185,7 @@ def test_notes_named_by_their_number_are_identifier_pages(tmp_path):
 
 
 def test_a_frontmatter_longer_than_the_head_read_is_read_whole(tmp_path):
-    from kbgraph.ingest.profile_stage import HEAD_BYTES, infer_vault_profile
+    from kbgraph.profile.vault import HEAD_BYTES, infer_vault_profile
 
     root = _kep_vault(tmp_path / "v")
     long = "x" * (HEAD_BYTES + 100)

@@ -9,12 +9,16 @@ writes anything.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 
 from .access import LOCAL
 from .context.memory_portable import export_memory, import_memory, valid_memory
 from .entities.assemble import entity_key
-from .errors import InvalidInput
+from .config import config_from_dict, merge_inferred, stored_profile, user_config
+from .errors import ConfigError, InvalidInput
 from .model import Merge, as_dict
+from .profile.vault import infer_vault_profile
 from .relations.records import now_iso, parse_valid_until
 from .store.base import Store
 from .base.workspace import Workspace
@@ -114,6 +118,7 @@ def _from_jsonl(text: str) -> dict:
 
 def import_data(ws: Workspace, data: dict) -> dict:
     """Restore asserted entities and relations into ws; returns counts. All-or-nothing validation first."""
+    ws = _with_inferred_profile(ws)
     store, vocab = ws.store, ws.config.vocabulary
     for key in ("relations", "asserted_entities", "merges", "unlinks", "reference_links", "decisions",
                 "relation_history"):
@@ -216,6 +221,20 @@ def import_data(ws: Workspace, data: dict) -> dict:
             "decisions": len(decisions), "decisions_added": decisions_added, "relation_history": restored_history,
             "facts": added_facts, "loops": added_loops, "lines_written": len(homes) + waiting_lines,
             "pages_edited": sorted({path for path, _ in homes.values()} | waiting_pages), "waiting": waiting_named}
+
+
+def _with_inferred_profile(ws: Workspace) -> Workspace:
+    """ws under the profile its notes infer, where no index has inferred one yet: an export of an
+    unconfigured vault names the profile's types (kep, authored), and a fresh copy of its notes was
+    refused ("unknown entity type 'kep'") before the index that would infer them had run."""
+    if not ws.config.infer_profile or stored_profile(Path(ws.root)):
+        return ws
+    user, source = user_config(Path(ws.root))
+    try:
+        config = config_from_dict(merge_inferred(user, infer_vault_profile(Path(ws.root)).raw), source=source)
+    except ConfigError:
+        return ws  # the user's file contradicts it: the index reads the file alone, and so does this
+    return replace(ws, config=config)
 
 
 def _write_page_lines(ws: Workspace, ends: list[tuple[dict, int, int]]) -> dict[tuple[int, int, str], tuple[str, int]]:

@@ -80,7 +80,7 @@ def init_vault(path: str | os.PathLike, me: str | None = None, infer: bool = Fal
                            hint="show the inferred profile and copy from it")
     text = DEFAULT_TEMPLATE
     if infer and root.is_dir():
-        from .ingest.profile_stage import infer_vault_profile
+        from .profile.vault import infer_vault_profile
         from .profile.toml_text import profile_toml
 
         text = profile_toml(infer_vault_profile(root))

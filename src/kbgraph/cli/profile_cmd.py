@@ -21,7 +21,7 @@ def show(vault: str | None, as_json: bool) -> None:
     import os
     from pathlib import Path
 
-    from ..ingest.profile_stage import infer_vault_profile
+    from ..profile.vault import infer_vault_profile
     from ..base.vault import find_vault
     from ..profile.toml_text import profile_toml
 
