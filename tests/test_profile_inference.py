@@ -205,3 +205,18 @@ def test_a_kind_key_names_the_kind_where_no_folder_does(tmp_path):
     assert document_kind("notes/a.md", {"kind": "Person"}, config) == "person"
     assert document_kind("people/a.md", {"kind": "contractor"}, config) == "person"  # the folder says first
     assert document_kind("people/a.md", {"type": "project", "kind": "x"}, config) == "project"
+
+
+def test_an_identifier_written_as_the_identifier_names_its_page_once(tmp_path):
+    # `kep-number: KEP-4` made 'KEP-KEP-4' and `kep-number: -6` made 'KEP--6' ("KEP-{kep-number:int}" took
+    # the value as it was when it was not a bare number); found in review.
+    root = _kep_vault(tmp_path / "v")
+    (root / "kep-0004.md").write_text(_kep(4, ["cara"]).replace("kep-number: '0004'", "kep-number: KEP-4"))
+    (root / "kep-0006.md").write_text(_kep(6, ["@ana"]).replace("kep-number: '0006'", "kep-number: -6"))
+    index_vault(root)
+    store = open_store(root)
+    try:
+        names = {e.name for e in store.list_entities(LOCAL) if e.type == "kep"}
+    finally:
+        store.close()
+    assert {"KEP-1", "KEP-4"} <= names and not any(n.startswith(("KEP-KEP", "KEP--")) for n in names), names

@@ -171,7 +171,15 @@ def _render(template: str, frontmatter: dict) -> str | None:
         if text is None:
             missing = True
             return ""
-        return str(int(text)) if match.group(2) == ":int" and text.isascii() and text.isdecimal() else text
+        if match.group(2) != ":int":
+            return text
+        # A number, also as the identifier it stands for ("KEP-4", "kep 0004"): "KEP-{kep-number:int}"
+        # gave "KEP-KEP-4", and "-6" gave "KEP--6". What holds no such number names nothing.
+        number = re.fullmatch(r"(?:[A-Za-z]+[-_ #]?)?0*(\d+)", text.strip())
+        if number is None or not number.group(1).isascii():
+            missing = True
+            return ""
+        return str(int(number.group(1)))
 
     rendered = re.sub(r"\{([^{}:]+)(:int)?\}", value, template).strip()
     return None if missing or not rendered else rendered
