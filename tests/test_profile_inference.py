@@ -220,3 +220,19 @@ def test_an_identifier_written_as_the_identifier_names_its_page_once(tmp_path):
     finally:
         store.close()
     assert {"KEP-1", "KEP-4"} <= names and not any(n.startswith(("KEP-KEP", "KEP--")) for n in names), names
+
+
+def test_a_sentence_or_a_number_under_a_team_key_is_no_team(tmp_path):
+    # owning-sig: "The node SIG, though storage folks ..." became a team with an owned-by relation, and
+    # owning-sig: [sig-x, null, 3] a team named '3' (found in review).
+    root = _kep_vault(tmp_path / "v")
+    (root / "kep-0006.md").write_text(_kep(6, ["@ana"], sig="'The node SIG, though storage folks were also heavily"
+                                                           " involved in the design work'"))
+    (root / "kep-0007.md").write_text(_kep(7, ["@ben"], sig="[sig-auth, 3]"))
+    index_vault(root)
+    store = open_store(root)
+    try:
+        teams = {e.name for e in store.list_entities(LOCAL) if e.type == "team"}
+    finally:
+        store.close()
+    assert "sig-auth" in teams and "3" not in teams and not any("storage folks" in t for t in teams), teams

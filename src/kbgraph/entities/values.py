@@ -119,6 +119,14 @@ def canonical_identifier(prefix: str, number: int) -> str:
     return f"{prefix.upper()}-{number}"
 
 
+def names_nothing(text: str) -> bool:
+    """Whether a value of a key that names teams, projects or other things is no name at all: a number
+    (`owning-sig: 3`), a date, a URL, or a sentence longer than any name ("The node SIG, though storage
+    folks were also heavily involved")."""
+    shape = value_shape(text)
+    return shape in ("number", "date", "url") or (shape == "sentence" and len(text.split()) > 6)
+
+
 def person_value(text: str) -> tuple[str, str] | None:
     """How a value of a key that names people is read: ("person", name), ("team", name) for a group,
     None for a sentence or an identifier (no one is named "with input from @a, @b" or "KEP-12")."""

@@ -15,7 +15,7 @@ from ..model import EntityDecl, PageRelationLine, ParsedDocument
 from ..pages.relation_lines import parse_relation_lines
 from ..entities.assemble import LINE_TARGET_FIELD
 from ..entities.names import as_name_list, name_key
-from ..entities.values import PLACEHOLDERS, person_value
+from ..entities.values import PLACEHOLDERS, names_nothing, person_value
 from ..base.vault import RawFile, date_from_path, parse_date, split_frontmatter
 
 GOVERNANCE_VISIBILITY = ("private", "team", "public")
@@ -132,7 +132,8 @@ def declared_entities(
         for name in as_name_list(frontmatter.get(field_name)):
             if name_key(name) in PLACEHOLDERS:
                 continue
-            read = person_value(name) if entity_type == "person" else (entity_type, name)
+            read = person_value(name) if entity_type == "person" else (
+                None if names_nothing(name) else (entity_type, name))
             if read is not None:  # a sentence names no one; a group (sig-node) is a team
                 decls.append(EntityDecl(read[0], read[1], (), "reference", field_name))
     return decls
@@ -217,6 +218,8 @@ def frontmatter_relations(text: str, frontmatter: dict, page: EntityDecl, config
                 if read is None or read[0] != "person":
                     continue  # a sentence or a group ("sig-node" approves nothing as a person)
                 value = read[1]
+            elif mapping.entity != "person" and "{int}" not in mapping.name and names_nothing(value):
+                continue  # owning-sig: "The node SIG, though storage folks were also involved" is no team
             number = str(int(value)) if value.isascii() and value.isdecimal() else value
             name = mapping.name.replace("{int}", number).replace("{value}", value)
             out.append(PageRelationLine(key_line, line_type, name, source=f"frontmatter:{mapping.key}",
