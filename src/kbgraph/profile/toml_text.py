@@ -19,7 +19,7 @@ def profile_toml(inferred: Inferred) -> str:
              "# Copy what you want into kbgraph.toml (a key configured there always wins over inference),",
              "# or write it with `kbg init --infer` in a vault without one."]
     if not inferred.raw:
-        lines.append("# Nothing to infer: the built-in defaults read this vault's frontmatter.")
+        lines.append("# Nothing to infer: kbgraph.toml and the built-in defaults already read every key it would.")
     _table(lines, [], inferred.raw, notes)
     return "\n".join(lines).rstrip() + "\n"
 
