@@ -207,18 +207,23 @@ def test_a_kind_key_names_the_kind_where_no_folder_does(tmp_path):
     assert document_kind("people/a.md", {"type": "project", "kind": "x"}, config) == "project"
 
 
+def _indexed_names(root: Path, entity_type: str) -> set[str]:
+    """Index root; the names of its entities of entity_type."""
+    index_vault(root)
+    store = open_store(root)
+    try:
+        return {e.name for e in store.list_entities(LOCAL) if e.type == entity_type}
+    finally:
+        store.close()
+
+
 def test_an_identifier_written_as_the_identifier_names_its_page_once(tmp_path):
     # `kep-number: KEP-4` made 'KEP-KEP-4' and `kep-number: -6` made 'KEP--6' ("KEP-{kep-number:int}" took
     # the value as it was when it was not a bare number); found in review.
     root = _kep_vault(tmp_path / "v")
     (root / "kep-0004.md").write_text(_kep(4, ["cara"]).replace("kep-number: '0004'", "kep-number: KEP-4"))
     (root / "kep-0006.md").write_text(_kep(6, ["@ana"]).replace("kep-number: '0006'", "kep-number: -6"))
-    index_vault(root)
-    store = open_store(root)
-    try:
-        names = {e.name for e in store.list_entities(LOCAL) if e.type == "kep"}
-    finally:
-        store.close()
+    names = _indexed_names(root, "kep")
     assert {"KEP-1", "KEP-4"} <= names and not any(n.startswith(("KEP-KEP", "KEP--")) for n in names), names
 
 
@@ -229,10 +234,5 @@ def test_a_sentence_or_a_number_under_a_team_key_is_no_team(tmp_path):
     (root / "kep-0006.md").write_text(_kep(6, ["@ana"], sig="'The node SIG, though storage folks were also heavily"
                                                            " involved in the design work'"))
     (root / "kep-0007.md").write_text(_kep(7, ["@ben"], sig="[sig-auth, 3]"))
-    index_vault(root)
-    store = open_store(root)
-    try:
-        teams = {e.name for e in store.list_entities(LOCAL) if e.type == "team"}
-    finally:
-        store.close()
+    teams = _indexed_names(root, "team")
     assert "sig-auth" in teams and "3" not in teams and not any("storage folks" in t for t in teams), teams
